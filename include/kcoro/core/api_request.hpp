@@ -1,0 +1,35 @@
+// One HTTP request to the API server, as the pure request builders produce it
+// and the transport sends it. Pure value; no I/O.
+#pragma once
+
+#include <chrono>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace kcoro {
+
+enum class http_method { get, post, put, patch, delete_ };
+
+const char* to_string(http_method m) noexcept;
+
+struct api_request {
+    http_method method = http_method::get;
+    /// Path and encoded query: "/api/v1/namespaces/default/configmaps?limit=500".
+    std::string target;
+    std::string body;
+    /// Content-Type of the body (patch types differ); empty when there is no body.
+    std::string content_type;
+    /// Extra headers (Authorization is added by the transport, never here).
+    std::vector<std::pair<std::string, std::string>> headers;
+    /// A watch: the response is an endless chunked stream on a dedicated connection.
+    bool is_watch = false;
+    /// Per-request deadline; nullopt means the client's default.
+    std::optional<std::chrono::milliseconds> timeout;
+    /// The verb for metrics ("get", "list", "watch", "create", "update", "patch", "delete"),
+    /// as rest_client_request_duration_seconds labels it.
+    std::string verb;
+};
+
+} // namespace kcoro

@@ -1,0 +1,1 @@
+// Placeholder so the client layer library is never empty.

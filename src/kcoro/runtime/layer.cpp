@@ -1,0 +1,1 @@
+// Placeholder so the runtime layer library is never empty.

@@ -1,0 +1,1 @@
+// Placeholder so the server layer library is never empty.
