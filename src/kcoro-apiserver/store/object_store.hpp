@@ -1,0 +1,216 @@
+// The object store of kcoro-apiserver: every object of every resource, one
+// global strictly increasing revision (metadata.resourceVersion), the
+// retained event history that watches read, and the server-side semantics of
+// create/update/patch/delete, garbage collection, namespace and CRD
+// finalization, and the workload simulation.
+//
+// Pure: no I/O, no clock reads, no global randomness. Wall time comes in the
+// request_context / step arguments; uids and generateName suffixes come from a
+// generator seeded by store_config::random_seed (deterministic tests).
+//
+// Errors are kcoro::error values carrying the exact metav1.Status the real
+// server answers (see status_errors.hpp); the HTTP layer encodes
+// `e.api_status()` as the body and `e.http_code()` as the status code.
+//
+// Lifetime: the store owns its objects. Objects it hands out (object_ptr in
+// watch events) are immutable and shared; they stay valid as long as the
+// holder keeps the pointer. Thread safety: none. One thread (the server's
+// io_context) calls it; the commit hook runs synchronously inside the write.
+#pragma once
+
+#include "store/field_selector.hpp"
+#include "store/resource_registry.hpp"
+
+#include <kcoro/core/error.hpp>
+#include <kcoro/core/label_selector.hpp>
+#include <kcoro/core/object.hpp>
+#include <kcoro/core/resource.hpp>
+#include <kcoro/core/time.hpp>
+
+#include <boost/json/object.hpp>
+
+#include <chrono>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <random>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace kcoro::apiserver {
+
+using revision_t = std::uint64_t;
+
+/// Who asks, and when. Built by the HTTP layer for each request.
+struct request_context {
+    wall_time now{};
+    std::string user;           // authenticated user name ("" = anonymous / auth off)
+    bool dry_run = false;       // dryRun=All: validate and answer, commit nothing
+    std::string field_manager;  // fieldManager, or derived from the User-Agent by the caller
+};
+
+enum class subresource { none, status };
+
+enum class patch_type { merge, json, strategic, apply };
+/// From the request Content-Type (parameters ignored); nullopt → answer 415.
+std::optional<patch_type> patch_type_from_content_type(std::string_view content_type);
+
+enum class propagation { background, foreground, orphan };
+
+/// metav1.DeleteOptions (body) merged with the query parameters by the caller.
+struct delete_options {
+    std::optional<std::string> precondition_uid;
+    std::optional<std::string> precondition_resource_version;
+    std::optional<propagation> propagation_policy;
+    std::optional<std::int64_t> grace_period_seconds;
+    std::optional<bool> orphan_dependents;  // deprecated form of propagationPolicy
+    /// Decode a DeleteOptions body; 400 on a bad propagationPolicy or type.
+    static result<delete_options> from_json(const boost::json::object& body);
+    /// "Background" / "Foreground" / "Orphan"; 400 otherwise.
+    static result<propagation> parse_propagation(std::string_view text);
+};
+
+/// What DELETE answers.
+struct delete_result {
+    /// The object (still present with deletionTimestamp, or the final state when
+    /// the resource returns deleted objects), or a Success Status with details.
+    boost::json::object body;
+    /// Removed from storage by this call (false: waits for finalizers).
+    bool deleted = false;
+};
+
+/// List query options, as the HTTP layer decoded them from the query string.
+struct list_options {
+    std::string label_selector;
+    std::string field_selector;
+    std::int64_t limit = 0;  // 0 = no limit
+    std::string continue_token;
+    std::string resource_version;        // "" / "0" / "<n>"
+    std::string resource_version_match;  // "" / "Exact" / "NotOlderThan"
+};
+
+enum class event_type { added, modified, deleted };
+/// "ADDED", "MODIFIED", "DELETED".
+const char* to_string(event_type t) noexcept;
+
+/// One change as a watcher sees it.
+struct watch_event {
+    event_type type = event_type::added;
+    revision_t revision = 0;
+    /// The object with apiVersion/kind set and metadata.resourceVersion equal to
+    /// `revision` (for DELETED: the final object at the deletion's revision).
+    object_ptr object;
+};
+
+/// What a watch selects. Build with make() so the selectors are parsed once.
+struct watch_filter {
+    group_version_resource gvr;
+    std::string ns;  // "" = all namespaces (or a cluster-scoped resource)
+    label_selector labels;
+    field_selector fields;
+    static result<watch_filter> make(group_version_resource gvr, std::string ns,
+                                     std::string_view label_selector_text,
+                                     std::string_view field_selector_text);
+};
+
+struct store_config {
+    /// Events kept for watches and continue tokens; older revisions answer 410.
+    std::size_t history_size = 10000;
+    /// Seeds uids and generateName suffixes.
+    std::uint64_t random_seed = 1;
+    /// Deployments get a status after `simulate_delay` (simulate_step).
+    bool simulate_workloads = false;
+    std::chrono::milliseconds simulate_delay{1000};
+    /// Namespaces present at start.
+    std::vector<std::string> initial_namespaces{"default", "kube-system", "kube-public",
+                                                "kube-node-lease", "kcoro-system"};
+};
+
+class object_store {
+public:
+    /// Creates the initial namespaces at time `start`.
+    explicit object_store(store_config config = {}, wall_time start = {});
+    ~object_store();
+    object_store(const object_store&) = delete;
+    object_store& operator=(const object_store&) = delete;
+
+    // --- resources ---------------------------------------------------------
+    const resource_registry& registry() const noexcept { return registry_; }
+
+    // --- CRUD (gvr must be served; ns is "" for cluster-scoped resources) ----
+    result<boost::json::object> create(const request_context& ctx, const group_version_resource& gvr,
+                                       std::string_view ns, boost::json::object body);
+    result<boost::json::object> get(const group_version_resource& gvr, std::string_view ns,
+                                    std::string_view name) const;
+    /// A `<Kind>List` with apiVersion, metadata.resourceVersion (and continue /
+    /// remainingItemCount when limited) and items with apiVersion/kind set.
+    result<boost::json::object> list(const group_version_resource& gvr, std::string_view ns,
+                                     const list_options& options) const;
+    result<boost::json::object> update(const request_context& ctx, const group_version_resource& gvr,
+                                       std::string_view ns, std::string_view name,
+                                       boost::json::object body, subresource sub = subresource::none);
+    /// `force` only for apply. An apply patch on a missing object creates it.
+    result<boost::json::object> patch(const request_context& ctx, const group_version_resource& gvr,
+                                      std::string_view ns, std::string_view name, patch_type type,
+                                      std::string_view patch_body, subresource sub = subresource::none,
+                                      bool force = false);
+    result<delete_result> remove(const request_context& ctx, const group_version_resource& gvr,
+                                 std::string_view ns, std::string_view name,
+                                 const delete_options& options = {});
+    /// DELETE on a collection: deletes each object the selectors match; answers
+    /// the `<Kind>List` of what was deleted (or marked for deletion).
+    result<boost::json::object> delete_collection(const request_context& ctx,
+                                                  const group_version_resource& gvr, std::string_view ns,
+                                                  const list_options& selectors,
+                                                  const delete_options& options = {});
+
+    // --- watch ---------------------------------------------------------------
+    revision_t current_revision() const noexcept { return revision_; }
+    /// The oldest revision a watch may start from (events after it are retained).
+    revision_t oldest_revision() const noexcept;
+    /// Events with revision > `after` that the filter selects, in order: an
+    /// update that stops matching the selectors comes as DELETED (previous
+    /// content, the update's revision), one that starts matching as ADDED.
+    /// 410 Expired `too old resource version: X (Y)` when `after` is older than
+    /// the retained history. At most `max_events` (0 = all).
+    result<std::vector<watch_event>> events_since(revision_t after, const watch_filter& filter,
+                                                  std::size_t max_events = 0) const;
+    /// The current state as ADDED events (watch from "0"/"" and
+    /// sendInitialEvents), taken at current_revision().
+    std::vector<watch_event> initial_events(const watch_filter& filter) const;
+    /// Called after every committed write with the new revision, so the HTTP
+    /// driver wakes its watchers. Runs inside the write: it must not call back
+    /// into the store.
+    void set_commit_hook(std::function<void(revision_t)> hook) { commit_hook_ = std::move(hook); }
+    /// Drops the retained history up to the current revision (fault injection):
+    /// every watch or continue token from before now gets 410.
+    void compact();
+
+    // --- background controllers (the HTTP driver calls these on timers) -----
+    /// One pass of the garbage collector, the namespace controller and the CRD
+    /// finalizer. Returns true when it changed anything (call again soon).
+    bool gc_step(wall_time now);
+    /// One pass of the workload simulation (no-op unless enabled). Returns
+    /// true when it changed anything.
+    bool simulate_step(wall_time now);
+    void set_simulation(bool enabled, std::chrono::milliseconds delay);
+
+    /// Number of objects stored for a resource (all namespaces); for tests and metrics.
+    std::size_t count(const group_version_resource& gvr) const;
+
+private:
+    class impl;
+    friend class impl;
+
+    resource_registry registry_;
+    revision_t revision_ = 0;
+    std::function<void(revision_t)> commit_hook_;
+    std::unique_ptr<impl> impl_;
+};
+
+} // namespace kcoro::apiserver
