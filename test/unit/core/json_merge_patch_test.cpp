@@ -1,0 +1,70 @@
+#include <kcoro/core/json_merge_patch.hpp>
+
+#include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
+#include <doctest/doctest.h>
+
+using namespace kcoro;
+namespace json = boost::json;
+
+namespace {
+json::value j(std::string_view s) { return json::parse(s); }
+std::string merged(std::string_view target, std::string_view patch) {
+    return json::serialize(apply_merge_patch(j(target), j(patch)));
+}
+} // namespace
+
+TEST_CASE("RFC 7386 appendix A examples") {
+    CHECK(merged(R"({"a":"b"})", R"({"a":"c"})") == R"({"a":"c"})");
+    CHECK(merged(R"({"a":"b"})", R"({"b":"c"})") == R"({"a":"b","b":"c"})");
+    CHECK(merged(R"({"a":"b"})", R"({"a":null})") == R"({})");
+    CHECK(merged(R"({"a":"b","b":"c"})", R"({"a":null})") == R"({"b":"c"})");
+    CHECK(merged(R"({"a":["b"]})", R"({"a":"c"})") == R"({"a":"c"})");
+    CHECK(merged(R"({"a":"c"})", R"({"a":["b"]})") == R"({"a":["b"]})");
+    CHECK(merged(R"({"a":{"b":"c"}})", R"({"a":{"b":"d","c":null}})") == R"({"a":{"b":"d"}})");
+    CHECK(merged(R"({"a":[{"b":"c"}]})", R"({"a":[1]})") == R"({"a":[1]})");
+    CHECK(merged(R"(["a","b"])", R"(["c","d"])") == R"(["c","d"])");
+    CHECK(merged(R"({"a":"b"})", R"(["c"])") == R"(["c"])");
+    CHECK(merged(R"({"a":"foo"})", "null") == "null");
+    CHECK(merged(R"({"a":"foo"})", R"("bar")") == R"("bar")");
+    CHECK(merged(R"({"e":null})", R"({"a":1})") == R"({"e":null,"a":1})");
+    CHECK(merged(R"([1,2])", R"({"a":"b","c":null})") == R"({"a":"b"})");
+    CHECK(merged(R"({})", R"({"a":{"bb":{"ccc":null}}})") == R"({"a":{"bb":{}}})");
+}
+
+TEST_CASE("nulls in nested objects delete only their own key") {
+    auto out = merged(R"({"metadata":{"labels":{"a":"1","b":"2"},"annotations":{"x":"y"}}})",
+                      R"({"metadata":{"labels":{"a":null,"c":"3"}}})");
+    CHECK(out == R"({"metadata":{"labels":{"b":"2","c":"3"},"annotations":{"x":"y"}}})");
+    // deleting a key that does not exist is a no-op
+    CHECK(merged(R"({"a":1})", R"({"b":{"c":null}})") == R"({"a":1,"b":{}})");
+    CHECK(merged(R"({"a":1})", R"({"zz":null})") == R"({"a":1})");
+}
+
+TEST_CASE("arrays are replaced whole, never merged") {
+    CHECK(merged(R"({"f":["a","b"]})", R"({"f":["c"]})") == R"({"f":["c"]})");
+    CHECK(merged(R"({"f":["a"]})", R"({"f":[]})") == R"({"f":[]})");
+}
+
+TEST_CASE("create_merge_patch is minimal and round-trips") {
+    auto from = j(R"({"a":1,"b":{"c":2,"d":[1,2]},"e":"x","keep":{"k":1}})");
+    auto to = j(R"({"a":1,"b":{"c":3,"d":[1,2]},"f":true,"keep":{"k":1}})");
+    auto p = create_merge_patch(from, to);
+    CHECK(json::serialize(p) == R"({"e":null,"b":{"c":3},"f":true})");
+    CHECK(apply_merge_patch(from, p) == to);
+    CHECK(json::serialize(create_merge_patch(to, to)) == "{}");
+    // arrays are sent whole when they differ
+    CHECK(json::serialize(create_merge_patch(j(R"({"l":[1,2]})"), j(R"({"l":[2]})"))) == R"({"l":[2]})");
+    // a type change is a replacement
+    CHECK(json::serialize(create_merge_patch(j(R"({"l":{"a":1}})"), j(R"({"l":"s"})"))) == R"({"l":"s"})");
+    // numbers compare by value
+    CHECK(json::serialize(create_merge_patch(j(R"({"n":1})"), j(R"({"n":1.0})"))) == "{}");
+}
+
+TEST_CASE("json_equal compares numbers by value and objects regardless of order") {
+    CHECK(json_equal(j("1"), j("1.0")));
+    CHECK(json_equal(j(R"({"a":1,"b":2})"), j(R"({"b":2,"a":1})")));
+    CHECK_FALSE(json_equal(j("[1,2]"), j("[2,1]")));
+    CHECK_FALSE(json_equal(j("1"), j(R"("1")")));
+    CHECK_FALSE(json_equal(j("null"), j("false")));
+}
