@@ -3,6 +3,7 @@
 #pragma once
 
 #include <chrono>
+#include <iosfwd>
 #include <optional>
 #include <string>
 #include <utility>
@@ -27,9 +28,13 @@ struct api_request {
     bool is_watch = false;
     /// Per-request deadline; nullopt means the client's default.
     std::optional<std::chrono::milliseconds> timeout;
-    /// The verb for metrics ("get", "list", "watch", "create", "update", "patch", "delete"),
-    /// as rest_client_request_duration_seconds labels it.
+    /// The `verb` label of rest_client_request_duration_seconds. client-go labels
+    /// it with the HTTP method in upper case ("GET" for get, list and watch,
+    /// "POST", "PUT", "PATCH", "DELETE"), so the builders set exactly that.
     std::string verb;
 };
+
+/// "GET /api/v1/..." plus the content type and body size, for test failures and logs.
+std::ostream& operator<<(std::ostream& os, const api_request& r);
 
 } // namespace kcoro

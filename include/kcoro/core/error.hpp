@@ -58,6 +58,7 @@ enum class kcoro_errc {
     unsupported,          // the server lacks a feature we asked for
     io_error,             // local I/O (files, exec plugins)
     terminal,             // a reconcile error that must not be retried
+    invalid_argument,     // a request the caller built wrongly (empty name, apply without fieldManager)
 };
 
 const boost::system::error_category& api_category() noexcept;

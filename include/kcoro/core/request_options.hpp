@@ -3,6 +3,10 @@
 // The request builders (kcoro/core/requests.hpp) turn them into query
 // parameters or a DeleteOptions body; the client API takes them as they are.
 //
+// Every member has a default initializer so designated initializers
+// (`list_options{.limit = 500}`) compile warning-free with g++'s
+// -Wmissing-field-initializers.
+//
 // Pure values; default-constructed options mean "what kubectl/client-go send
 // by default". Thread safety: values.
 #pragma once
@@ -39,35 +43,35 @@ enum class deletion_propagation {
 
 struct get_options {
     /// "" reads the latest (quorum read); "0" allows any cached version.
-    std::string resource_version;
+    std::string resource_version{};
     /// e.g. "status", "scale"; empty for the object itself.
-    std::string subresource;
+    std::string subresource{};
     /// Per-request deadline; nullopt means the client's default.
-    std::optional<std::chrono::milliseconds> timeout;
+    std::optional<std::chrono::milliseconds> timeout{};
 };
 
 struct list_options {
-    std::string label_selector;  // "app=x,tier!=db,env in (a,b)"; encoded by the builder
-    std::string field_selector;  // "metadata.name=x"
+    std::string label_selector{};  // "app=x,tier!=db,env in (a,b)"; encoded by the builder
+    std::string field_selector{};  // "metadata.name=x"
     /// Page size; 0 = no limit.
     std::int64_t limit = 0;
     /// The `metadata.continue` of the previous page.
-    std::string continue_token;
-    std::string resource_version;
+    std::string continue_token{};
+    std::string resource_version{};
     /// Requires a non-empty resource_version (the server rejects it otherwise).
     version_match resource_version_match = version_match::unset;
-    std::optional<std::chrono::milliseconds> timeout;
+    std::optional<std::chrono::milliseconds> timeout{};
 };
 
 struct watch_options {
-    std::string label_selector;
-    std::string field_selector;
+    std::string label_selector{};
+    std::string field_selector{};
     /// Start after this version; "" = "start at the most recent" (with initial
     /// ADDED events for existing objects), "0" = any version.
-    std::string resource_version;
+    std::string resource_version{};
     bool allow_watch_bookmarks = true;
     /// Server-side end of the watch (client-go's reflector uses 5-10 minutes).
-    std::optional<std::int64_t> timeout_seconds;
+    std::optional<std::int64_t> timeout_seconds{};
     /// Stream the current state first, ended by a BOOKMARK with the
     /// `k8s.io/initial-events-end` annotation. Implies
     /// `resourceVersionMatch=NotOlderThan` and bookmarks.
@@ -76,46 +80,46 @@ struct watch_options {
 
 struct create_options {
     /// Sent as `fieldManager` (managedFields owner); empty = server default.
-    std::string field_manager;
+    std::string field_manager{};
     bool dry_run = false;  // dryRun=All
     /// Create on a subresource (e.g. "eviction", "token"); empty = the collection.
-    std::string subresource;
-    std::optional<std::chrono::milliseconds> timeout;
+    std::string subresource{};
+    std::optional<std::chrono::milliseconds> timeout{};
 };
 
 struct update_options {
-    std::string field_manager;
+    std::string field_manager{};
     bool dry_run = false;
     /// "status" updates only the status (and ignores spec changes).
-    std::string subresource;
-    std::optional<std::chrono::milliseconds> timeout;
+    std::string subresource{};
+    std::optional<std::chrono::milliseconds> timeout{};
 };
 
 struct patch_options {
     patch_type type = patch_type::merge;
     /// Required for patch_type::apply.
-    std::string field_manager;
+    std::string field_manager{};
     /// Server-side apply only: take ownership of conflicting fields.
     bool force = false;
     bool dry_run = false;
-    std::string subresource;
-    std::optional<std::chrono::milliseconds> timeout;
+    std::string subresource{};
+    std::optional<std::chrono::milliseconds> timeout{};
 };
 
 /// DeleteOptions.preconditions: the delete fails with 409 Conflict unless
 /// the object still has this uid / resourceVersion.
 struct delete_preconditions {
-    std::string uid;
-    std::string resource_version;
+    std::string uid{};
+    std::string resource_version{};
 };
 
 struct delete_options {
-    std::optional<delete_preconditions> preconditions;
+    std::optional<delete_preconditions> preconditions{};
     deletion_propagation propagation_policy = deletion_propagation::unset;
     /// 0 = immediately; nullopt = the object's default.
-    std::optional<std::int64_t> grace_period_seconds;
+    std::optional<std::int64_t> grace_period_seconds{};
     bool dry_run = false;
-    std::optional<std::chrono::milliseconds> timeout;
+    std::optional<std::chrono::milliseconds> timeout{};
 };
 
 const char* to_string(version_match m) noexcept;         // "" for unset

@@ -51,6 +51,7 @@ public:
         case kcoro_errc::unsupported: return "unsupported by the server";
         case kcoro_errc::io_error: return "local I/O error";
         case kcoro_errc::terminal: return "terminal error";
+        case kcoro_errc::invalid_argument: return "invalid argument";
         }
         return "unrecognised kcoro error";
     }
