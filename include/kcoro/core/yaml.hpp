@@ -38,13 +38,22 @@ namespace kcoro {
 
 inline constexpr std::size_t yaml_max_depth = 256;
 
+struct yaml_options {
+    /// Keep plain scalars as their text (only null/~/empty still resolve to
+    /// null). For typed readers such as the kubeconfig one, where a field is
+    /// always a string: `token: 0123` must stay "0123", as sigs.k8s.io/yaml
+    /// converts by the target field's type.
+    bool plain_scalars_as_strings = false;
+};
+
 /// Parses a stream that holds at most one document (an empty stream is
 /// null); more than one document is an error.
-result<boost::json::value> parse_yaml(std::string_view text);
+result<boost::json::value> parse_yaml(std::string_view text, const yaml_options& options = {});
 
 /// Parses a multi-document stream. An explicit but empty document (`---`
 /// followed by nothing) is a null value; manifest readers usually skip those.
 /// An empty stream gives no documents.
-result<std::vector<boost::json::value>> parse_yaml_documents(std::string_view text);
+result<std::vector<boost::json::value>> parse_yaml_documents(std::string_view text,
+                                                              const yaml_options& options = {});
 
 } // namespace kcoro

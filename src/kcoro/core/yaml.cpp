@@ -331,7 +331,7 @@ json::value parser::parse_inline_value(int parent_indent) {
         v = json::string(parse_single_quoted());
     } else {
         std::string text = parse_plain(parent_indent, false);
-        v = as_string ? json::value(json::string(text)) : resolve_yaml_scalar(text);
+        v = as_string ? json::value(json::string(text)) : resolve(text);
     }
     skip_inline_ws();
     if (cur() == ':' && ws_or_end(p_ + 1)) {
@@ -411,8 +411,8 @@ std::string parser::parse_plain(int parent_indent, bool flow) {
 
 namespace kcoro {
 
-result<std::vector<boost::json::value>> parse_yaml_documents(std::string_view text) {
-    detail::yaml::parser p(text);
+result<std::vector<boost::json::value>> parse_yaml_documents(std::string_view text, const yaml_options& options) {
+    detail::yaml::parser p(text, options);
     try {
         return p.documents();
     } catch (const detail::yaml::yaml_failure& f) {
@@ -424,8 +424,8 @@ result<std::vector<boost::json::value>> parse_yaml_documents(std::string_view te
     }
 }
 
-result<boost::json::value> parse_yaml(std::string_view text) {
-    auto docs = parse_yaml_documents(text);
+result<boost::json::value> parse_yaml(std::string_view text, const yaml_options& options) {
+    auto docs = parse_yaml_documents(text, options);
     if (!docs) {
         return docs.error();
     }

@@ -50,7 +50,7 @@ inline std::string normalize(std::string_view text) {
 
 class parser {
 public:
-    explicit parser(std::string_view text) : s_(normalize(text)) {}
+    parser(std::string_view text, const yaml_options& options) : s_(normalize(text)), options_(options) {}
 
     std::vector<json::value> documents();
     // Line and column (1-based) of a position, for error messages.
@@ -58,6 +58,7 @@ public:
 
 private:
     std::string s_;
+    yaml_options options_;
     std::size_t p_ = 0;  // current position
     std::size_t ls_ = 0; // start of the current line
     std::size_t depth_ = 0;
@@ -128,6 +129,7 @@ private:
     json::value parse_flow_node();
     void skip_flow_ws();
     bool skip_tag();
+    json::value resolve(std::string_view text) const;
     void reject_anchor_alias() const {
         if (cur() == '&') {
             fail("anchors (&name) are not supported");

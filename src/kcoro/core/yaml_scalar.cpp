@@ -140,6 +140,16 @@ json::value resolve_yaml_scalar(std::string_view t) {
     return json::string(t);
 }
 
+json::value parser::resolve(std::string_view text) const {
+    if (options_.plain_scalars_as_strings) {
+        if (text.empty() || text == "~" || text == "null" || text == "Null" || text == "NULL") {
+            return nullptr;
+        }
+        return json::string(text);
+    }
+    return resolve_yaml_scalar(text);
+}
+
 std::string parser::parse_double_quoted() {
     std::size_t start = p_;
     ++p_;
@@ -531,7 +541,7 @@ json::value parser::parse_flow_node() {
         fail(std::string("unexpected '") + c + "' in a flow collection");
     }
     std::string text = parse_plain(-1, true);
-    return as_string ? json::value(json::string(text)) : resolve_yaml_scalar(text);
+    return as_string ? json::value(json::string(text)) : resolve(text);
 }
 
 } // namespace kcoro::detail::yaml

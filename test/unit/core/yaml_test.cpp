@@ -225,3 +225,9 @@ TEST_CASE("hostile nesting is bounded, never a stack overflow") {
     }
     CHECK(parse_yaml(ok).has_value());
 }
+
+TEST_CASE("plain_scalars_as_strings keeps the text of typed-looking scalars") {
+    auto r = parse_yaml("a: 0123\nb: true\nc: ~\nd: 1.50\ne: [0x1, 'q']\n", kcoro::yaml_options{.plain_scalars_as_strings = true});
+    REQUIRE(r.has_value());
+    CHECK(*r == json::parse(R"({"a":"0123","b":"true","c":null,"d":"1.50","e":["0x1","q"]})"));
+}
