@@ -1,0 +1,443 @@
+#include "server_side_apply.hpp"
+
+#include <kcoro/core/json_merge_patch.hpp>
+#include <kcoro/core/object.hpp>
+
+#include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
+
+#include <algorithm>
+#include <cctype>
+#include <optional>
+
+namespace kcoro::apiserver {
+namespace json = boost::json;
+
+namespace {
+
+constexpr std::size_t max_update_managers = 10;
+constexpr std::string_view ancient_changes_manager = "ancient-changes";
+constexpr std::string_view before_first_apply_manager = "before-first-apply";
+
+json::object without_managed_fields(json::object o) {
+    strip_managed_fields(o);
+    return o;
+}
+
+// Null in an applied configuration means "not set by me".
+void strip_nulls(json::object& o) {
+    for (auto it = o.begin(); it != o.end();) {
+        if (it->value().is_null()) {
+            it = o.erase(it);
+            continue;
+        }
+        if (auto* c = it->value().if_object()) strip_nulls(*c);
+        if (auto* a = it->value().if_array()) {
+            for (auto& x : *a) {
+                if (auto* xo = x.if_object()) strip_nulls(*xo);
+            }
+        }
+        ++it;
+    }
+}
+
+field_set in_scope(field_set s, field_scope scope) {
+    if (scope == field_scope::all) return s;
+    std::erase_if(s, [&](const field_path& p) {
+        bool status = !p.empty() && p[0] == "f:status";
+        return scope == field_scope::main_without_status ? status : !status;
+    });
+    return s;
+}
+
+std::string_view subresource_of(field_scope scope) { return scope == field_scope::status_subresource ? "status" : ""; }
+
+// The "k:" element of a list-map item (keys sorted, as managed_fields.cpp).
+std::optional<std::string> key_of_item(const json::value& item, const list_strategy& s) {
+    const auto* o = item.if_object();
+    if (!o) return std::nullopt;
+    std::vector<std::string> keys = s.map_keys;
+    std::sort(keys.begin(), keys.end());
+    json::object k;
+    for (const auto& name : keys) {
+        if (const auto* v = o->if_contains(name)) k[name] = *v;
+    }
+    if (k.empty()) return std::nullopt;
+    return "k:" + json::serialize(k);
+}
+
+// structured-merge-diff's merge of a configuration into the live object.
+struct merger {
+    const list_strategies& lists;
+
+    void object(json::object& live, const json::object& cfg, const std::string& schema) {
+        for (const auto& [k, cv] : cfg) {
+            std::string cs = schema.empty() ? std::string(k) : schema + "." + std::string(k);
+            auto* lv = live.if_contains(k);
+            if (!lv) {
+                live[k] = cv;
+            } else if (lv->is_object() && cv.is_object()) {
+                object(lv->get_object(), cv.get_object(), cs);
+            } else if (lv->is_array() && cv.is_array()) {
+                list(lv->get_array(), cv.get_array(), cs);
+            } else {
+                *lv = cv;
+            }
+        }
+    }
+
+    void list(json::array& live, const json::array& cfg, const std::string& schema) {
+        auto it = lists.find(schema);
+        if (it == lists.end() || it->second.type == list_type::atomic) {
+            live = cfg;
+            return;
+        }
+        if (it->second.type == list_type::set) {
+            for (const auto& v : cfg) {
+                if (std::none_of(live.begin(), live.end(), [&](const json::value& l) { return json_equal(l, v); })) {
+                    live.push_back(v);
+                }
+            }
+            return;
+        }
+        for (const auto& item : cfg) {
+            auto key = key_of_item(item, it->second);
+            if (!key) {  // not addressable: the configuration's list wins whole
+                live = cfg;
+                return;
+            }
+        }
+        for (const auto& item : cfg) {
+            auto key = key_of_item(item, it->second);
+            auto match = std::find_if(live.begin(), live.end(),
+                                      [&](const json::value& l) { return key_of_item(l, it->second) == key; });
+            if (match != live.end() && match->is_object()) {
+                object(match->get_object(), item.get_object(), schema);
+            } else {
+                live.push_back(item);
+            }
+        }
+    }
+};
+
+bool item_matches(const json::value& item, std::string_view key_json) {
+    const auto* o = item.if_object();
+    if (!o) return false;
+    boost::system::error_code ec;
+    auto k = json::parse(key_json, ec);
+    if (ec || !k.is_object()) return false;
+    for (const auto& [name, v] : k.get_object()) {
+        const auto* iv = o->if_contains(name);
+        if (!iv || !json_equal(*iv, v)) return false;
+    }
+    return true;
+}
+
+json::value* child_of(json::value& cur, const std::string& e) {
+    std::string_view body = std::string_view(e).substr(2);
+    if (e.starts_with("f:")) {
+        auto* o = cur.if_object();
+        return o ? o->if_contains(body) : nullptr;
+    }
+    if (e.starts_with("k:")) {
+        auto* a = cur.if_array();
+        if (!a) return nullptr;
+        auto it = std::find_if(a->begin(), a->end(), [&](const json::value& x) { return item_matches(x, body); });
+        return it == a->end() ? nullptr : &*it;
+    }
+    return nullptr;
+}
+
+// Remove the value at a field path (a key, a list-map item or a set value).
+void remove_path(json::value& root, const field_path& p) {
+    if (p.empty()) return;
+    json::value* cur = &root;
+    for (std::size_t i = 0; i + 1 < p.size() && cur; ++i) cur = child_of(*cur, p[i]);
+    if (!cur) return;
+    const std::string& last = p.back();
+    std::string_view body = std::string_view(last).substr(2);
+    if (last.starts_with("f:")) {
+        if (auto* o = cur->if_object()) o->erase(body);
+    } else if (auto* a = cur->if_array()) {
+        boost::system::error_code ec;
+        json::value v = last.starts_with("v:") ? json::parse(body, ec) : json::value();
+        for (auto it = a->begin(); it != a->end();) {
+            bool hit = last.starts_with("k:") ? item_matches(*it, body) : (!ec && last.starts_with("v:") && json_equal(*it, v));
+            it = hit ? a->erase(it) : it + 1;
+        }
+    }
+}
+
+// A list-map item's key field (".containers[name=\"a\"].name"): it goes with
+// the item, never alone, or the item could no longer be addressed.
+bool is_item_key_field(const field_path& p) {
+    if (p.size() < 2 || !p.back().starts_with("f:") || !p[p.size() - 2].starts_with("k:")) return false;
+    boost::system::error_code ec;
+    auto k = json::parse(std::string_view(p[p.size() - 2]).substr(2), ec);
+    return !ec && k.is_object() && k.get_object().contains(std::string_view(p.back()).substr(2));
+}
+
+struct comparison {
+    field_set changed;  // added or modified
+    field_set removed;
+};
+
+// What changed between two objects (structured-merge-diff's Compare).
+comparison compare(const json::object& old_obj, const json::object& new_obj, const list_strategies& lists) {
+    std::string_view api_version = api_version_of(new_obj).empty() ? api_version_of(old_obj) : api_version_of(new_obj);
+    bool typed = supports_strategic_merge(api_version);
+    auto a = field_values_of(old_obj, lists, true, typed);
+    auto b = field_values_of(new_obj, lists, true, typed);
+    comparison c;
+    for (const auto& [p, v] : b) {
+        auto it = a.find(p);
+        if (it == a.end()) {
+            c.changed.insert(p);
+        } else if (v && it->second && !json_equal(*v, *it->second)) {
+            c.changed.insert(p);
+        }
+    }
+    for (const auto& entry : a) {
+        if (!b.contains(entry.first)) c.removed.insert(entry.first);
+    }
+    return c;
+}
+
+std::vector<managed_fields_entry> entries_of(const json::object& obj) {
+    auto d = decode_managed_fields(obj);
+    return d ? std::move(*d) : std::vector<managed_fields_entry>{};
+}
+
+// Keep at most 10 Update entries (capmanagers.go): the oldest are merged
+// into one "ancient-changes" entry.
+void cap_update_managers(std::vector<managed_fields_entry>& entries) {
+    auto count = [&] {
+        return std::count_if(entries.begin(), entries.end(),
+                             [](const managed_fields_entry& e) { return e.operation == managed_operation::update; });
+    };
+    while (static_cast<std::size_t>(count()) > max_update_managers) {
+        auto oldest = entries.end();
+        for (auto it = entries.begin(); it != entries.end(); ++it) {
+            if (it->operation != managed_operation::update || it->manager == ancient_changes_manager) continue;
+            if (oldest == entries.end() || it->time < oldest->time) oldest = it;
+        }
+        if (oldest == entries.end()) return;
+        managed_fields_entry moved = std::move(*oldest);
+        entries.erase(oldest);
+        auto ancient = std::find_if(entries.begin(), entries.end(), [&](const managed_fields_entry& e) {
+            return e.manager == ancient_changes_manager && e.operation == managed_operation::update;
+        });
+        if (ancient == entries.end()) {
+            managed_fields_entry a;
+            a.manager = std::string(ancient_changes_manager);
+            a.operation = managed_operation::update;
+            a.api_version = moved.api_version;
+            a.time = moved.time;
+            a.fields = std::move(moved.fields);
+            entries.push_back(std::move(a));
+        } else {
+            ancient->fields = set_union(ancient->fields, moved.fields);
+        }
+    }
+}
+
+void write_entries(json::object& obj, std::vector<managed_fields_entry> entries) {
+    json::array encoded = encode_managed_fields(std::move(entries));
+    if (encoded.empty()) {
+        strip_managed_fields(obj);
+    } else {
+        mutable_metadata(obj)["managedFields"] = std::move(encoded);
+    }
+}
+
+// The Update bookkeeping shared by update_managed_fields and the
+// before-first-apply attribution.
+void record_update(std::vector<managed_fields_entry>& entries, const comparison& c, managed_fields_entry self,
+                   const std::string& now) {
+    for (auto& e : entries) {
+        if (e.same_manager(self)) continue;
+        e.fields = set_difference(set_difference(e.fields, c.changed), c.removed);
+    }
+    auto it = std::find_if(entries.begin(), entries.end(), [&](const managed_fields_entry& e) { return e.same_manager(self); });
+    if (it == entries.end()) {
+        entries.push_back(std::move(self));
+        it = entries.end() - 1;
+    }
+    it->fields = set_union(set_difference(it->fields, c.removed), c.changed);
+    if (!c.changed.empty() || it->time.empty()) it->time = now;
+}
+
+error conflict_error(const std::vector<std::pair<const managed_fields_entry*, field_set>>& conflicts) {
+    status s;
+    s.outcome = "Failure";
+    s.reason = "Conflict";
+    s.code = 409;
+    status_details d;
+    std::size_t total = 0;
+    for (const auto& [e, fields] : conflicts) {
+        for (const auto& p : fields) {
+            d.causes.push_back(status_cause{"FieldManagerConflict", "conflict with " + e->printable(), to_string(p)});
+            ++total;
+        }
+    }
+    if (total == 1) {
+        s.message = "Apply failed with 1 conflict: " + d.causes[0].message + ": " + d.causes[0].field;
+    } else {
+        std::string m = "Apply failed with " + std::to_string(total) + " conflicts: ";
+        bool first = true;
+        for (const auto& [e, fields] : conflicts) {
+            if (!first) m += "\n";
+            first = false;
+            m += "conflicts with " + e->printable() + ":";
+            for (const auto& p : fields) m += "\n- " + to_string(p);
+        }
+        s.message = std::move(m);
+    }
+    s.details = std::move(d);
+    return error::from_status(std::move(s));
+}
+
+} // namespace
+
+std::string field_manager_or_user_agent(std::string_view field_manager, std::string_view user_agent) {
+    if (!field_manager.empty()) return std::string(field_manager);
+    std::string_view prefix = user_agent.substr(0, user_agent.find('/'));
+    std::string out;
+    for (char c : prefix) {
+        // Printable ASCII and any UTF-8 byte; control characters are dropped.
+        auto u = static_cast<unsigned char>(c);
+        if (u < 0x20 || u == 0x7f) continue;
+        if (out.size() + 1 > 128) break;
+        out += c;
+    }
+    return out;
+}
+
+error field_manager_required() {
+    status s;
+    s.outcome = "Failure";
+    s.reason = "Invalid";
+    s.code = 422;
+    s.message = "PatchOptions.meta.k8s.io \"\" is invalid: fieldManager: Required value: is required for apply patch";
+    status_details d;
+    d.group = "meta.k8s.io";
+    d.kind = "PatchOptions";
+    d.causes.push_back(status_cause{"FieldValueRequired", "Required value: is required for apply patch", "fieldManager"});
+    s.details = std::move(d);
+    return error::from_status(std::move(s));
+}
+
+result<json::object> server_side_apply(const json::object& live, const json::object& applied,
+                                       const apply_options& options, const list_strategies& lists) {
+    if (options.manager.empty()) return field_manager_required();
+    const std::string now = format_rfc3339(options.now);
+    json::object live_clean = without_managed_fields(live);
+    json::object config = without_managed_fields(applied);
+    strip_nulls(config);
+
+    auto entries = entries_of(live);
+    if (entries.empty() && !uid_of(live).empty()) {
+        // An existing untracked object: its fields become someone's before the apply.
+        managed_fields_entry first;
+        first.manager = std::string(before_first_apply_manager);
+        first.api_version = std::string(api_version_of(live));
+        first.subresource = std::string(subresource_of(options.scope));
+        comparison c = compare(json::object{}, live_clean, lists);
+        c.changed = in_scope(std::move(c.changed), options.scope);
+        record_update(entries, c, std::move(first), now);
+    }
+
+    managed_fields_entry self;
+    self.manager = options.manager;
+    self.operation = managed_operation::apply;
+    self.api_version = std::string(api_version_of(applied));
+    self.subresource = std::string(subresource_of(options.scope));
+    self.fields = in_scope(fields_of(config, lists), options.scope);
+
+    auto self_it = std::find_if(entries.begin(), entries.end(), [&](const managed_fields_entry& e) { return e.same_manager(self); });
+    field_set last = self_it == entries.end() ? field_set{} : self_it->fields;
+
+    json::value merged_v = live_clean;
+    merger{lists}.object(merged_v.get_object(), config, "");
+
+    // Fields this manager stopped applying go away unless someone else still owns them.
+    field_set owned_elsewhere = self.fields;
+    for (const auto& e : entries) {
+        if (!e.same_manager(self)) owned_elsewhere = set_union(owned_elsewhere, e.fields);
+    }
+    for (const auto& p : set_difference(last, self.fields)) {
+        if (!owns_at_or_below(owned_elsewhere, p) && !is_item_key_field(p)) remove_path(merged_v, p);
+    }
+    json::object merged = std::move(merged_v.get_object());
+
+    comparison c = compare(live_clean, merged, lists);
+    c.changed = in_scope(std::move(c.changed), options.scope);
+    std::vector<std::pair<const managed_fields_entry*, field_set>> conflicts;
+    for (const auto& e : entries) {
+        if (e.same_manager(self)) continue;
+        field_set hit = set_intersection(e.fields, c.changed);
+        if (!hit.empty()) conflicts.emplace_back(&e, std::move(hit));
+    }
+    if (!conflicts.empty() && !options.force) {
+        std::sort(conflicts.begin(), conflicts.end(), [](const auto& a, const auto& b) {
+            return std::tie(a.first->manager, a.first->operation) < std::tie(b.first->manager, b.first->operation);
+        });
+        return conflict_error(conflicts);
+    }
+    for (auto& e : entries) {
+        if (e.same_manager(self)) continue;
+        // force takes conflicting fields over; removed fields leave every set
+        e.fields = set_difference(set_difference(e.fields, c.changed), c.removed);
+    }
+    bool changed = !c.changed.empty() || !c.removed.empty();
+    if (self_it != entries.end()) {
+        self.time = (changed || self_it->time.empty()) ? now : self_it->time;
+        *self_it = std::move(self);
+    } else {
+        self.time = now;
+        entries.push_back(std::move(self));
+    }
+    cap_update_managers(entries);
+    write_entries(merged, std::move(entries));
+    return merged;
+}
+
+result<json::object> server_side_apply(const json::object& live, const json::object& applied,
+                                       const apply_options& options) {
+    std::string_view kind = kind_of(applied).empty() ? kind_of(live) : kind_of(applied);
+    return server_side_apply(live, applied, options, builtin_list_strategies(kind));
+}
+
+json::object update_managed_fields(const json::object& old_obj, json::object new_obj, const update_options& options,
+                                   const list_strategies& lists) {
+    auto entries = entries_of(new_obj);
+    if (entries.empty()) entries = entries_of(old_obj);
+    if (entries.empty() && !uid_of(old_obj).empty()) {
+        // skipNonApplied: an existing object nobody tracks stays untracked.
+        strip_managed_fields(new_obj);
+        return new_obj;
+    }
+    json::object old_clean = without_managed_fields(old_obj);
+    strip_managed_fields(new_obj);
+    comparison c = compare(old_clean, new_obj, lists);
+    c.changed = in_scope(std::move(c.changed), options.scope);
+    c.removed = in_scope(std::move(c.removed), options.scope);
+
+    managed_fields_entry self;
+    self.manager = options.manager;
+    self.operation = options.operation;
+    self.api_version = std::string(api_version_of(new_obj));
+    self.subresource = std::string(subresource_of(options.scope));
+    record_update(entries, c, std::move(self), format_rfc3339(options.now));
+    cap_update_managers(entries);
+    write_entries(new_obj, std::move(entries));
+    return new_obj;
+}
+
+json::object update_managed_fields(const json::object& old_obj, json::object new_obj, const update_options& options) {
+    std::string_view kind = kind_of(new_obj).empty() ? kind_of(old_obj) : kind_of(new_obj);
+    const auto& lists = builtin_list_strategies(kind);
+    return update_managed_fields(old_obj, std::move(new_obj), options, lists);
+}
+
+} // namespace kcoro::apiserver
