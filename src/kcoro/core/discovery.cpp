@@ -37,6 +37,15 @@ std::string str_of(const json::object& o, std::string_view key) {
     return {};
 }
 
+// Built with append: g++ 12 -O3 warns (-Wrestrict, a false positive) on
+// `"\"" + std::string(key) + ...`.
+std::string quoted(std::string_view s) {
+    std::string q;
+    q.reserve(s.size() + 2);
+    q.append(1, '"').append(s).append(1, '"');
+    return q;
+}
+
 // A list of strings; non-strings are a decode error, absence is empty.
 result<std::vector<std::string>> strings_of(const json::object& o, std::string_view key, std::string_view doc) {
     std::vector<std::string> out;
@@ -45,11 +54,11 @@ result<std::vector<std::string>> strings_of(const json::object& o, std::string_v
         return out;
     }
     if (!v->is_array()) {
-        return decode_failure(doc, "\"" + std::string(key) + "\" is not an array");
+        return decode_failure(doc, quoted(key).append(" is not an array"));
     }
     for (const auto& s : v->get_array()) {
         if (!s.is_string()) {
-            return decode_failure(doc, "\"" + std::string(key) + "\" holds a non-string");
+            return decode_failure(doc, quoted(key).append(" holds a non-string"));
         }
         out.emplace_back(s.get_string());
     }
