@@ -15,6 +15,8 @@ namespace kcoro {
 /// RFC 1123 label: [a-z0-9]([-a-z0-9]*[a-z0-9])?, at most 63 characters
 /// (namespaces, services).
 std::vector<std::string> validate_dns1123_label(std::string_view value);
+/// RFC 1035 label: [a-z]([-a-z0-9]*[a-z0-9])?, at most 63 (service names).
+std::vector<std::string> validate_dns1035_label(std::string_view value);
 /// RFC 1123 subdomain: labels joined by '.', at most 253 characters (most objects).
 std::vector<std::string> validate_dns1123_subdomain(std::string_view value);
 /// Qualified name: [prefix/]name (label keys, annotation keys, finalizers).

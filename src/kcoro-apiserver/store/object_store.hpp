@@ -151,14 +151,18 @@ public:
     /// remainingItemCount when limited) and items with apiVersion/kind set.
     result<boost::json::object> list(const group_version_resource& gvr, std::string_view ns,
                                      const list_options& options) const;
+    /// PUT. A missing object is created when the resource allows it
+    /// (AllowCreateOnUpdate); `*created` (when given) is set then (answer 201).
     result<boost::json::object> update(const request_context& ctx, const group_version_resource& gvr,
                                        std::string_view ns, std::string_view name,
-                                       boost::json::object body, subresource sub = subresource::none);
+                                       boost::json::object body, subresource sub = subresource::none,
+                                       bool* created = nullptr);
     /// `force` only for apply. An apply patch on a missing object creates it.
+    /// `*created` (when given) tells the caller to answer 201 instead of 200.
     result<boost::json::object> patch(const request_context& ctx, const group_version_resource& gvr,
                                       std::string_view ns, std::string_view name, patch_type type,
                                       std::string_view patch_body, subresource sub = subresource::none,
-                                      bool force = false);
+                                      bool force = false, bool* created = nullptr);
     result<delete_result> remove(const request_context& ctx, const group_version_resource& gvr,
                                  std::string_view ns, std::string_view name,
                                  const delete_options& options = {});
@@ -203,8 +207,10 @@ public:
     /// Number of objects stored for a resource (all namespaces); for tests and metrics.
     std::size_t count(const group_version_resource& gvr) const;
 
-private:
+    /// Implementation detail (store_impl.hpp).
     class impl;
+
+private:
     friend class impl;
 
     resource_registry registry_;

@@ -81,6 +81,20 @@ std::vector<std::string> validate_dns1123_label(std::string_view value) {
     return errs;
 }
 
+std::vector<std::string> validate_dns1035_label(std::string_view value) {
+    std::vector<std::string> errs;
+    if (value.size() > 63) {
+        errs.push_back(max_len_msg(63));
+    }
+    if (!is_label(value) || !(value.front() >= 'a' && value.front() <= 'z')) {
+        errs.emplace_back(
+            "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an "
+            "alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or "
+            "'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')");
+    }
+    return errs;
+}
+
 std::vector<std::string> validate_dns1123_subdomain(std::string_view value) {
     std::vector<std::string> errs;
     if (value.size() > 253) {

@@ -41,3 +41,10 @@ TEST_CASE("qualified names and label values") {
     CHECK_FALSE(validate_label_value("_x").empty());
     CHECK_FALSE(validate_label_value(std::string(64, 'a')).empty());
 }
+
+TEST_CASE("DNS-1035 label (service names) must start with a letter") {
+    CHECK(validate_dns1035_label("web-1").empty());
+    CHECK_FALSE(validate_dns1035_label("1web").empty());
+    CHECK(validate_dns1035_label("1web")[0].find("a DNS-1035 label") == 0);
+    CHECK_FALSE(validate_dns1035_label("").empty());
+}

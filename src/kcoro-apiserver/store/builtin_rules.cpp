@@ -1,0 +1,312 @@
+#include "store/builtin_rules.hpp"
+#include "store/status_errors.hpp"
+
+#include <kcoro/core/label_selector.hpp>
+#include <kcoro/core/name_validation.hpp>
+#include <kcoro/core/object.hpp>
+
+#include <boost/json/serialize.hpp>
+
+#include <algorithm>
+#include <map>
+
+namespace kcoro::apiserver {
+namespace json = boost::json;
+
+namespace {
+
+std::string quoted(std::string_view s) { return json::serialize(json::value(s)); }
+
+void add_invalid(std::vector<status_cause>& out, std::string_view field, std::string_view value,
+                 const std::vector<std::string>& msgs) {
+    for (const auto& m : msgs) out.push_back(errors::field_invalid(field, quoted(value), m));
+}
+
+json::object& obj_at(json::object& o, std::string_view key) {
+    auto& v = o[key];
+    if (!v.is_object()) v = json::object{};
+    return v.as_object();
+}
+
+void set_default(json::object& o, std::string_view key, json::value v) {
+    if (!o.contains(key) || o.at(key).is_null()) o[key] = std::move(v);
+}
+
+std::int64_t int_of(const json::value& v, std::int64_t fallback) {
+    if (v.is_int64()) return v.get_int64();
+    if (v.is_uint64()) return static_cast<std::int64_t>(v.get_uint64());
+    return fallback;
+}
+
+// Go's %#v of a map[string]string, as validation messages print labels.
+std::string go_string_map(const json::object* m) {
+    std::map<std::string, std::string> sorted;
+    if (m) {
+        for (const auto& kv : *m) {
+            sorted[std::string(kv.key())] = kv.value().is_string() ? std::string(kv.value().get_string()) : "";
+        }
+    }
+    std::string out = "map[string]string{";
+    bool first = true;
+    for (const auto& [k, v] : sorted) {
+        if (!first) out += ", ";
+        first = false;
+        out += quoted(k) + ":" + quoted(v);
+    }
+    return out + "}";
+}
+
+// --- Service -------------------------------------------------------------------
+
+std::vector<status_cause> service_rules(json::object& obj, const json::object* old) {
+    std::vector<status_cause> causes;
+    auto& spec = obj_at(obj, "spec");
+    set_default(spec, "type", "ClusterIP");
+    set_default(spec, "sessionAffinity", "None");
+    const auto& type = spec.at("type");
+    static const std::vector<std::string> types{"ClusterIP", "ExternalName", "LoadBalancer", "NodePort"};
+    if (!type.is_string() || std::find(types.begin(), types.end(), std::string(type.get_string())) == types.end()) {
+        causes.push_back(errors::field_not_supported("spec.type", json::serialize(type), types));
+        return causes;
+    }
+    bool external_name = type.get_string() == "ExternalName";
+    if (!external_name) {
+        set_default(spec, "ipFamilies", json::array{"IPv4"});
+        set_default(spec, "ipFamilyPolicy", "SingleStack");
+        set_default(spec, "internalTrafficPolicy", "Cluster");
+    }
+    auto* ports = spec.if_contains("ports");
+    bool headless = spec.contains("clusterIP") && spec.at("clusterIP") == json::value("None");
+    if ((!ports || !ports->is_array() || ports->as_array().empty()) && !external_name && !headless) {
+        causes.push_back(errors::field_required("spec.ports"));
+    }
+    if (ports && ports->is_array()) {
+        auto& arr = ports->as_array();
+        for (std::size_t i = 0; i < arr.size(); ++i) {
+            std::string path = "spec.ports[" + std::to_string(i) + "]";
+            if (!arr[i].is_object()) {
+                causes.push_back(errors::field_invalid(path, json::serialize(arr[i]), "must be an object"));
+                continue;
+            }
+            auto& p = arr[i].as_object();
+            set_default(p, "protocol", "TCP");
+            auto port = p.contains("port") ? int_of(p.at("port"), 0) : 0;
+            if (port < 1 || port > 65535) {
+                causes.push_back(errors::field_invalid(path + ".port", std::to_string(port),
+                                                       "must be between 1 and 65535, inclusive"));
+            } else {
+                set_default(p, "targetPort", port);
+            }
+            if (arr.size() > 1 && (!p.contains("name") || !p.at("name").is_string() || p.at("name").get_string().empty())) {
+                causes.push_back(errors::field_required(path + ".name"));
+            }
+        }
+    }
+    if (!old) obj["status"] = json::object{{"loadBalancer", json::object{}}};
+    return causes;
+}
+
+// --- Deployment ----------------------------------------------------------------
+
+void default_pod_spec(json::object& pod) {
+    set_default(pod, "restartPolicy", "Always");
+    set_default(pod, "terminationGracePeriodSeconds", 30);
+    set_default(pod, "dnsPolicy", "ClusterFirst");
+    set_default(pod, "schedulerName", "default-scheduler");
+    set_default(pod, "securityContext", json::object{});
+    for (const char* list : {"containers", "initContainers"}) {
+        auto* cs = pod.if_contains(list);
+        if (!cs || !cs->is_array()) continue;
+        for (auto& c : cs->as_array()) {
+            if (!c.is_object()) continue;
+            auto& co = c.as_object();
+            std::string image = co.contains("image") && co.at("image").is_string()
+                                    ? std::string(co.at("image").get_string()) : std::string{};
+            auto last = image.substr(image.find_last_of('/') == std::string::npos ? 0 : image.find_last_of('/'));
+            bool latest = last.find(':') == std::string::npos || image.ends_with(":latest");
+            if (image.find('@') != std::string::npos) latest = false;
+            set_default(co, "imagePullPolicy", latest ? "Always" : "IfNotPresent");
+            set_default(co, "terminationMessagePath", "/dev/termination-log");
+            set_default(co, "terminationMessagePolicy", "File");
+            set_default(co, "resources", json::object{});
+            if (auto* ps = co.if_contains("ports"); ps && ps->is_array()) {
+                for (auto& p : ps->as_array()) {
+                    if (p.is_object()) set_default(p.as_object(), "protocol", "TCP");
+                }
+            }
+        }
+    }
+}
+
+// The label selector a metav1.LabelSelector means, as text for our parser.
+std::optional<label_selector> selector_of(const json::object& sel) {
+    std::string text;
+    auto add = [&](const std::string& r) { text += (text.empty() ? "" : ",") + r; };
+    if (const auto* ml = sel.if_contains("matchLabels"); ml && ml->is_object()) {
+        for (const auto& kv : ml->as_object()) {
+            if (!kv.value().is_string()) return std::nullopt;
+            add(std::string(kv.key()) + "=" + std::string(kv.value().get_string()));
+        }
+    }
+    if (const auto* me = sel.if_contains("matchExpressions"); me && me->is_array()) {
+        for (const auto& e : me->as_array()) {
+            if (!e.is_object()) return std::nullopt;
+            const auto& eo = e.as_object();
+            auto key = eo.contains("key") && eo.at("key").is_string() ? std::string(eo.at("key").get_string()) : "";
+            auto op = eo.contains("operator") && eo.at("operator").is_string() ? std::string(eo.at("operator").get_string()) : "";
+            std::string values;
+            if (const auto* vs = eo.if_contains("values"); vs && vs->is_array()) {
+                for (const auto& v : vs->as_array()) {
+                    if (!v.is_string()) return std::nullopt;
+                    values += (values.empty() ? "" : ",") + std::string(v.get_string());
+                }
+            }
+            if (op == "In") add(key + " in (" + values + ")");
+            else if (op == "NotIn") add(key + " notin (" + values + ")");
+            else if (op == "Exists") add(key);
+            else if (op == "DoesNotExist") add("!" + key);
+            else return std::nullopt;
+        }
+    }
+    auto parsed = label_selector::parse(text);
+    if (!parsed) return std::nullopt;
+    return std::move(*parsed);
+}
+
+std::vector<status_cause> deployment_rules(json::object& obj, const json::object* old) {
+    std::vector<status_cause> causes;
+    auto& spec = obj_at(obj, "spec");
+    set_default(spec, "replicas", 1);
+    set_default(spec, "revisionHistoryLimit", 10);
+    set_default(spec, "progressDeadlineSeconds", 600);
+    auto& strategy = obj_at(spec, "strategy");
+    set_default(strategy, "type", "RollingUpdate");
+    if (strategy.at("type") == json::value("RollingUpdate")) {
+        auto& ru = obj_at(strategy, "rollingUpdate");
+        set_default(ru, "maxUnavailable", "25%");
+        set_default(ru, "maxSurge", "25%");
+    }
+    auto& tmpl = obj_at(spec, "template");
+    auto& pod = obj_at(tmpl, "spec");
+    default_pod_spec(pod);
+    if (auto r = int_of(spec.at("replicas"), -1); r < 0) {
+        causes.push_back(errors::field_invalid("spec.replicas", json::serialize(spec.at("replicas")),
+                                               "must be greater than or equal to 0"));
+    }
+    const auto* sel = spec.if_contains("selector");
+    if (!sel || !sel->is_object() || sel->as_object().empty()) {
+        causes.push_back(errors::field_required("spec.selector"));
+    } else {
+        auto parsed = selector_of(sel->as_object());
+        const json::object* labels = nullptr;
+        if (const auto* md = tmpl.if_contains("metadata"); md && md->is_object()) {
+            if (const auto* l = md->as_object().if_contains("labels"); l && l->is_object()) labels = &l->as_object();
+        }
+        if (!parsed) {
+            causes.push_back(errors::field_invalid("spec.selector", json::serialize(*sel), "invalid label selector"));
+        } else if (parsed->empty()) {
+            causes.push_back(errors::field_invalid("spec.selector", json::serialize(*sel),
+                                                   "empty selector is invalid for deployment"));
+        } else if (!parsed->matches(labels)) {
+            causes.push_back(errors::field_invalid("spec.template.metadata.labels", go_string_map(labels),
+                                                   "`selector` does not match template `labels`"));
+        }
+        if (old) {
+            const auto* old_sel = find_path(*old, {"spec", "selector"});
+            if (old_sel && *old_sel != *sel) {
+                causes.push_back(errors::field_invalid("spec.selector", json::serialize(*sel), "field is immutable"));
+            }
+        }
+    }
+    const auto* cs = pod.if_contains("containers");
+    if (!cs || !cs->is_array() || cs->as_array().empty()) {
+        causes.push_back(errors::field_required("spec.template.spec.containers"));
+    } else {
+        const auto& arr = cs->as_array();
+        for (std::size_t i = 0; i < arr.size(); ++i) {
+            std::string path = "spec.template.spec.containers[" + std::to_string(i) + "]";
+            const auto* c = arr[i].if_object();
+            if (!c || !c->contains("name") || !c->at("name").is_string() || c->at("name").get_string().empty()) {
+                causes.push_back(errors::field_required(path + ".name"));
+            }
+            if (!c || !c->contains("image") || !c->at("image").is_string() || c->at("image").get_string().empty()) {
+                causes.push_back(errors::field_required(path + ".image"));
+            }
+        }
+    }
+    return causes;
+}
+
+} // namespace
+
+// --- ObjectMeta ---------------------------------------------------------------
+
+std::vector<status_cause> validate_object_meta(const resource_def& def, const json::object& obj) {
+    std::vector<status_cause> causes;
+    std::string name(name_of(obj));
+    if (def.gvr.resource != "customresourcedefinitions") {
+        std::vector<std::string> msgs;
+        if (def.gvr.group.empty() && def.gvr.resource == "services") {
+            msgs = validate_dns1035_label(name);
+        } else if (def.name_is_label) {
+            msgs = validate_dns1123_label(name);
+        } else {
+            msgs = validate_dns1123_subdomain(name);
+        }
+        add_invalid(causes, "metadata.name", name, msgs);
+    }
+    if (const auto* labels = labels_of(obj)) {
+        for (const auto& kv : *labels) {
+            add_invalid(causes, "metadata.labels", kv.key(), validate_qualified_name(kv.key()));
+            if (!kv.value().is_string()) {
+                causes.push_back(errors::field_invalid("metadata.labels", json::serialize(kv.value()), "must be a string"));
+            } else {
+                add_invalid(causes, "metadata.labels", kv.value().get_string(), validate_label_value(kv.value().get_string()));
+            }
+        }
+    }
+    if (const auto* ann = annotations_of(obj)) {
+        for (const auto& kv : *ann) {
+            add_invalid(causes, "metadata.annotations", kv.key(), validate_qualified_name(kv.key()));
+        }
+    }
+    for (const auto& f : finalizers_of(obj)) {
+        add_invalid(causes, "metadata.finalizers", f, validate_qualified_name(f));
+    }
+    if (const auto* refs = find_path(obj, {"metadata", "ownerReferences"}); refs && refs->is_array()) {
+        int controllers = 0;
+        for (const auto& r : refs->as_array()) {
+            auto ref = owner_reference_from(r);
+            if (ref.api_version.empty()) causes.push_back(errors::field_invalid("metadata.ownerReferences.apiVersion", "\"\"", "version must not be empty"));
+            if (ref.kind.empty()) causes.push_back(errors::field_invalid("metadata.ownerReferences.kind", "\"\"", "kind must not be empty"));
+            if (ref.name.empty()) causes.push_back(errors::field_invalid("metadata.ownerReferences.name", "\"\"", "name must not be empty"));
+            if (ref.uid.empty()) causes.push_back(errors::field_invalid("metadata.ownerReferences.uid", "\"\"", "uid must not be empty"));
+            if (ref.controller) ++controllers;
+        }
+        if (controllers > 1) {
+            causes.push_back(errors::field_invalid("metadata.ownerReferences", json::serialize(*refs),
+                                                   "Only one reference can have Controller set to true"));
+        }
+    }
+    return causes;
+}
+
+std::vector<status_cause> default_and_validate_builtin(const resource_def& def, json::object& obj,
+                                                       const json::object* old) {
+    const auto& r = def.gvr.resource;
+    if (def.gvr.group.empty() && r == "services") return service_rules(obj, old);
+    if (def.gvr.group == "apps" && r == "deployments") return deployment_rules(obj, old);
+    if (def.gvr.group.empty() && r == "namespaces") {
+        if (!old) {
+            obj["spec"] = json::object{{"finalizers", json::array{"kubernetes"}}};
+            obj["status"] = json::object{{"phase", "Active"}};
+        }
+        // Set by the real server since 1.21, used by namespace selectors.
+        set_label(obj, "kubernetes.io/metadata.name", name_of(obj));
+        return {};
+    }
+    if (r == "customresourcedefinitions") return validate_crd(obj);
+    return {};
+}
+
+} // namespace kcoro::apiserver

@@ -1,0 +1,23 @@
+// The opaque `continue` token of paginated lists, shaped like the real
+// server's (base64 of {"v":"meta.k8s.io/v1","rv":N,"start":"<key>\u0000"}):
+// the revision the first page was read at and the last key returned.
+// Pure; decoding bad input gives an error, never throws.
+#pragma once
+
+#include <kcoro/core/error.hpp>
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace kcoro::apiserver {
+
+struct continue_token {
+    std::uint64_t revision = 0;
+    std::string last_key;  // object_key::str() of the last item returned
+};
+
+std::string encode_continue_token(const continue_token& t);
+result<continue_token> decode_continue_token(std::string_view text);
+
+} // namespace kcoro::apiserver

@@ -1,0 +1,179 @@
+#include "store/resource_registry.hpp"
+
+#include <algorithm>
+
+namespace kcoro::apiserver {
+namespace {
+
+const std::vector<std::string> all_verbs{"create", "delete", "deletecollection", "get",
+                                         "list",   "patch",  "update",           "watch"};
+
+resource_def builtin(std::string group, std::string version, std::string resource, std::string kind,
+                     bool namespaced) {
+    resource_def d;
+    d.gvr = {std::move(group), std::move(version), std::move(resource)};
+    d.singular = kind;
+    std::transform(d.singular.begin(), d.singular.end(), d.singular.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    d.kind = std::move(kind);
+    d.list_kind = d.kind + "List";
+    d.namespaced = namespaced;
+    d.verbs = all_verbs;
+    return d;
+}
+
+} // namespace
+
+resource_registry resource_registry::with_builtins() {
+    // Flags follow the kube-apiserver strategies (pkg/registry/...):
+    // AllowCreateOnUpdate is true for services, serviceaccounts, events and
+    // leases; ReturnDeletedObject for namespaces and services.
+    resource_registry r;
+    {
+        auto d = builtin("", "v1", "namespaces", "Namespace", false);
+        d.short_names = {"ns"};
+        d.has_status = true;
+        d.name_is_label = true;
+        d.return_deleted_object = true;
+        d.verbs = {"create", "delete", "get", "list", "patch", "update", "watch"};
+        r.add(std::move(d));
+    }
+    {
+        auto d = builtin("", "v1", "configmaps", "ConfigMap", true);
+        d.short_names = {"cm"};
+        r.add(std::move(d));
+    }
+    r.add(builtin("", "v1", "secrets", "Secret", true));
+    {
+        auto d = builtin("", "v1", "services", "Service", true);
+        d.short_names = {"svc"};
+        d.categories = {"all"};
+        d.has_status = true;
+        d.name_is_label = true;
+        d.allow_create_on_update = true;
+        d.return_deleted_object = true;
+        r.add(std::move(d));
+    }
+    {
+        auto d = builtin("", "v1", "serviceaccounts", "ServiceAccount", true);
+        d.short_names = {"sa"};
+        d.allow_create_on_update = true;
+        r.add(std::move(d));
+    }
+    {
+        auto d = builtin("", "v1", "events", "Event", true);
+        d.short_names = {"ev"};
+        d.allow_create_on_update = true;
+        r.add(std::move(d));
+    }
+    {
+        auto d = builtin("apps", "v1", "deployments", "Deployment", true);
+        d.short_names = {"deploy"};
+        d.categories = {"all"};
+        d.has_status = true;
+        r.add(std::move(d));
+    }
+    {
+        auto d = builtin("events.k8s.io", "v1", "events", "Event", true);
+        d.short_names = {"ev"};
+        d.allow_create_on_update = true;
+        r.add(std::move(d));
+    }
+    {
+        auto d = builtin("coordination.k8s.io", "v1", "leases", "Lease", true);
+        d.allow_create_on_update = true;
+        r.add(std::move(d));
+    }
+    {
+        auto d = builtin("apiextensions.k8s.io", "v1", "customresourcedefinitions",
+                         "CustomResourceDefinition", false);
+        d.short_names = {"crd", "crds"};
+        d.has_status = true;
+        d.allow_unconditional_update = false;
+        r.add(std::move(d));
+    }
+    return r;
+}
+
+void resource_registry::add(resource_def def) {
+    if (std::find(group_order_.begin(), group_order_.end(), def.gvr.group) == group_order_.end()) {
+        group_order_.push_back(def.gvr.group);
+    }
+    auto key = def.gvr;
+    defs_[key] = std::make_unique<resource_def>(std::move(def));
+}
+
+void resource_registry::remove_crd(std::string_view crd_name) {
+    std::vector<std::string> touched;
+    for (auto it = defs_.begin(); it != defs_.end();) {
+        if (it->second->crd_name == crd_name) {
+            touched.push_back(it->first.group);
+            it = defs_.erase(it);
+        } else {
+            ++it;
+        }
+    }
+    for (const auto& g : touched) {
+        bool still = std::any_of(defs_.begin(), defs_.end(), [&](const auto& kv) { return kv.first.group == g; });
+        if (!still) {
+            group_order_.erase(std::remove(group_order_.begin(), group_order_.end(), g), group_order_.end());
+        }
+    }
+}
+
+const resource_def* resource_registry::find(const group_version_resource& gvr) const noexcept {
+    auto it = defs_.find(gvr);
+    return it == defs_.end() ? nullptr : it->second.get();
+}
+
+const resource_def* resource_registry::find_kind(std::string_view api_version, std::string_view kind) const noexcept {
+    auto gv = group_version::parse(api_version);
+    for (const auto& [gvr, def] : defs_) {
+        if (gvr.group == gv.group && gvr.version == gv.version && def->kind == kind) {
+            return def.get();
+        }
+    }
+    return nullptr;
+}
+
+std::vector<api_group_info> resource_registry::groups() const {
+    std::vector<api_group_info> out;
+    for (const auto& g : group_order_) {
+        api_group_info info;
+        info.name = g;
+        // Storage version first (the preferred version), then the others.
+        for (int pass = 0; pass < 2; ++pass) {
+            for (const auto& [gvr, def] : defs_) {
+                if (gvr.group != g || def->storage != (pass == 0)) continue;
+                if (std::find(info.versions.begin(), info.versions.end(), gvr.version) == info.versions.end()) {
+                    info.versions.push_back(gvr.version);
+                }
+            }
+        }
+        if (!info.versions.empty()) {
+            out.push_back(std::move(info));
+        }
+    }
+    return out;
+}
+
+std::vector<const resource_def*> resource_registry::resources(std::string_view group,
+                                                              std::string_view version) const {
+    std::vector<const resource_def*> out;
+    for (const auto& [gvr, def] : defs_) {
+        if (gvr.group == group && gvr.version == version) {
+            out.push_back(def.get());
+        }
+    }
+    return out;
+}
+
+std::vector<const resource_def*> resource_registry::all() const {
+    std::vector<const resource_def*> out;
+    for (const auto& [gvr, def] : defs_) {
+        out.push_back(def.get());
+    }
+    return out;
+}
+
+} // namespace kcoro::apiserver

@@ -1,0 +1,304 @@
+// object_store: the controllers kube-controller-manager would run, as pure
+// steps the HTTP driver calls on timers: the namespace controller, the CRD
+// cleanup finalizer, the garbage collector and the workload simulation; and
+// the service cluster-IP allocator.
+#include "store/object_store.hpp"
+#include "store/status_errors.hpp"
+#include "store/store_impl.hpp"
+
+#include <unordered_map>
+
+namespace kcoro::apiserver {
+namespace json = boost::json;
+
+namespace {
+
+constexpr std::string_view orphan_finalizer = "orphan";
+constexpr std::string_view foreground_finalizer = "foregroundDeletion";
+constexpr std::string_view crd_cleanup_finalizer = "customresourcecleanup.apiextensions.k8s.io";
+
+struct located {
+    const resource_def* def;
+    object_ptr obj;
+};
+
+request_context controller_ctx(wall_time now) {
+    request_context ctx;
+    ctx.now = now;
+    ctx.user = "system:serviceaccount:kube-system:generic-garbage-collector";
+    ctx.field_manager = "kube-controller-manager";
+    return ctx;
+}
+
+json::object without_owner_refs(const json::object& obj, const std::vector<std::string>& uids) {
+    json::object next = obj;
+    auto& meta = mutable_metadata(next);
+    json::array kept;
+    if (const auto* refs = meta.if_contains("ownerReferences"); refs && refs->is_array()) {
+        for (const auto& r : refs->as_array()) {
+            auto ref = owner_reference_from(r);
+            if (std::find(uids.begin(), uids.end(), ref.uid) == uids.end()) kept.push_back(r);
+        }
+    }
+    if (kept.empty()) {
+        meta.erase("ownerReferences");
+    } else {
+        meta["ownerReferences"] = std::move(kept);
+    }
+    return next;
+}
+
+} // namespace
+
+bool object_store::gc_step(wall_time now) {
+    auto& im = *impl_;
+    auto ctx = controller_ctx(now);
+    bool changed = false;
+
+    // Storage definitions, one per bucket.
+    std::vector<const resource_def*> defs;
+    for (const auto* d : registry_.all()) {
+        if (d->storage) defs.push_back(d);
+    }
+    // A snapshot of everything: the steps below write as they go.
+    std::vector<located> all;
+    std::unordered_map<std::string, located> by_uid;
+    for (const auto* d : defs) {
+        if (const auto* b = im.find_bucket(*d)) {
+            for (const auto& [key, obj] : *b) {
+                all.push_back({d, obj});
+                by_uid[std::string(uid_of(*obj))] = {d, obj};
+            }
+        }
+    }
+    // Re-reads an object and applies `write` only if it did not change since the snapshot.
+    auto still_same = [&](const located& l) -> object_ptr {
+        auto cur = im.find(*l.def, namespace_of(*l.obj), name_of(*l.obj));
+        return cur == l.obj ? cur : nullptr;
+    };
+    auto delete_now = [&](const located& l, std::optional<propagation> policy) {
+        delete_options o;
+        o.propagation_policy = policy;
+        if (im.do_delete(ctx, *l.def, namespace_of(*l.obj), name_of(*l.obj), o)) changed = true;
+    };
+
+    // 1. Namespace controller: delete the contents of terminating namespaces,
+    //    then drop the `kubernetes` spec finalizer (the namespace goes when
+    //    no finalizer is left).
+    for (const auto& l : all) {
+        if (l.def->gvr.resource != "namespaces" || !l.def->gvr.group.empty() || !is_being_deleted(*l.obj)) continue;
+        std::string ns(name_of(*l.obj));
+        std::size_t remaining = 0;
+        for (const auto& c : all) {
+            if (!c.def->namespaced || namespace_of(*c.obj) != ns) continue;
+            ++remaining;
+            if (!is_being_deleted(*c.obj)) delete_now(c, std::nullopt);
+        }
+        if (remaining == 0 && still_same(l)) {
+            json::object next = *l.obj;
+            if (auto* spec = next.if_contains("spec"); spec && spec->is_object()) {
+                spec->as_object().erase("finalizers");
+            }
+            im.controller_write(*l.def, std::move(next), l.obj);
+            changed = true;
+        }
+    }
+
+    // 2. CRD cleanup: delete the custom resources, then stop serving and
+    //    release the CRD.
+    for (const auto& l : all) {
+        if (l.def->gvr.resource != "customresourcedefinitions" || !is_being_deleted(*l.obj) ||
+            !has_finalizer(*l.obj, crd_cleanup_finalizer)) {
+            continue;
+        }
+        std::string crd(name_of(*l.obj));
+        std::size_t remaining = 0;
+        for (const auto& c : all) {
+            if (c.def->crd_name != crd) continue;
+            ++remaining;
+            if (!is_being_deleted(*c.obj)) delete_now(c, std::nullopt);
+        }
+        if (remaining == 0 && still_same(l)) {
+            registry_.remove_crd(crd);
+            json::object next = *l.obj;
+            remove_finalizer(next, crd_cleanup_finalizer);
+            im.controller_write(*l.def, std::move(next), l.obj);
+            changed = true;
+        }
+    }
+
+    // 3. Garbage collector, by owner uid.
+    std::unordered_map<std::string, std::size_t> dependents;           // owner uid -> dependents
+    std::unordered_map<std::string, std::size_t> blocking_dependents;  // with blockOwnerDeletion
+    for (const auto& l : all) {
+        auto refs = owner_references_of(*l.obj);
+        if (refs.empty()) continue;
+        std::vector<std::string> orphaned;
+        std::vector<std::string> dangling;
+        bool owner_foreground = false;
+        for (const auto& r : refs) {
+            auto it = by_uid.find(r.uid);
+            if (it == by_uid.end()) {
+                dangling.push_back(r.uid);
+                continue;
+            }
+            ++dependents[r.uid];
+            if (r.block_owner_deletion) ++blocking_dependents[r.uid];
+            const auto& owner = *it->second.obj;
+            if (is_being_deleted(owner) && has_finalizer(owner, orphan_finalizer)) orphaned.push_back(r.uid);
+            if (is_being_deleted(owner) && has_finalizer(owner, foreground_finalizer)) owner_foreground = true;
+        }
+        if (!orphaned.empty()) {
+            if (still_same(l)) {
+                im.controller_write(*l.def, without_owner_refs(*l.obj, orphaned), l.obj);
+                changed = true;
+            }
+        } else if (dangling.size() == refs.size()) {
+            if (!is_being_deleted(*l.obj)) delete_now(l, std::nullopt);
+        } else if (!dangling.empty()) {
+            if (still_same(l)) {
+                im.controller_write(*l.def, without_owner_refs(*l.obj, dangling), l.obj);
+                changed = true;
+            }
+        } else if (owner_foreground && !is_being_deleted(*l.obj)) {
+            delete_now(l, propagation::foreground);
+        }
+    }
+    // Owners waiting on their dependents: orphan and foreground finalizers.
+    for (const auto& l : all) {
+        if (!is_being_deleted(*l.obj)) continue;
+        std::string uid(uid_of(*l.obj));
+        json::object next = *l.obj;
+        bool edit = false;
+        if (has_finalizer(next, orphan_finalizer) && dependents[uid] == 0) edit |= remove_finalizer(next, orphan_finalizer);
+        if (has_finalizer(next, foreground_finalizer) && blocking_dependents[uid] == 0) {
+            edit |= remove_finalizer(next, foreground_finalizer);
+        }
+        if (edit && still_same(l)) {
+            im.controller_write(*l.def, std::move(next), l.obj);
+            changed = true;
+        }
+    }
+    return changed;
+}
+
+bool object_store::simulate_step(wall_time now) {
+    auto& im = *impl_;
+    if (!im.config.simulate_workloads) return false;
+    const auto* def = registry_.find(resources::deployments());
+    const auto* b = def ? im.find_bucket(*def) : nullptr;
+    if (!b) return false;
+    std::vector<object_ptr> snapshot;
+    for (const auto& [key, obj] : *b) snapshot.push_back(obj);
+    bool changed = false;
+    for (const auto& obj : snapshot) {
+        if (is_being_deleted(*obj)) continue;
+        auto gen = generation_of(*obj);
+        std::int64_t replicas = 1;
+        if (const auto* r = find_path(*obj, {"spec", "replicas"}); r && r->is_int64()) replicas = r->get_int64();
+        const auto* observed = find_path(*obj, {"status", "observedGeneration"});
+        if (observed && observed->is_int64() && observed->get_int64() == gen) continue;
+        wall_time since = parse_rfc3339(creation_timestamp_of(*obj)).value_or(now);
+        if (auto it = im.spec_changed_at.find(std::string(uid_of(*obj))); it != im.spec_changed_at.end()) {
+            since = it->second;
+        }
+        if (now - since < im.config.simulate_delay) continue;
+        auto ts = format_rfc3339(now);
+        // A stable fake ReplicaSet name per generation (pod-template-hash style).
+        std::uint64_t h = 1469598103934665603ULL;
+        for (char c : std::string(uid_of(*obj)) + std::to_string(gen)) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ULL;
+        std::string hash;
+        static constexpr std::string_view alphabet = "bcdfghjklmnpqrstvwxz2456789";
+        for (int i = 0; i < 10; ++i, h /= alphabet.size()) hash += alphabet[h % alphabet.size()];
+        std::string rs = std::string(name_of(*obj)) + "-" + hash;
+        json::object status{{"observedGeneration", gen}};
+        if (replicas > 0) {
+            status["replicas"] = replicas;
+            status["updatedReplicas"] = replicas;
+            status["readyReplicas"] = replicas;
+            status["availableReplicas"] = replicas;
+        }
+        status["conditions"] = json::array{
+            json::object{{"type", "Available"}, {"status", "True"}, {"lastUpdateTime", ts},
+                         {"lastTransitionTime", ts}, {"reason", "MinimumReplicasAvailable"},
+                         {"message", "Deployment has minimum availability."}},
+            json::object{{"type", "Progressing"}, {"status", "True"}, {"lastUpdateTime", ts},
+                         {"lastTransitionTime", ts}, {"reason", "NewReplicaSetAvailable"},
+                         {"message", "ReplicaSet \"" + rs + "\" has successfully progressed."}},
+        };
+        // Keep lastTransitionTime of conditions whose status did not change.
+        if (const auto* old_conds = find_path(*obj, {"status", "conditions"}); old_conds && old_conds->is_array()) {
+            for (auto& c : status["conditions"].as_array()) {
+                for (const auto& oc : old_conds->as_array()) {
+                    const auto* o = oc.if_object();
+                    if (o && o->contains("type") && o->at("type") == c.as_object().at("type") &&
+                        o->contains("status") && o->at("status") == c.as_object().at("status") &&
+                        o->contains("lastTransitionTime")) {
+                        c.as_object()["lastTransitionTime"] = o->at("lastTransitionTime");
+                    }
+                }
+            }
+        }
+        json::object next = *obj;
+        next["status"] = std::move(status);
+        im.controller_write(*def, std::move(next), obj);
+        changed = true;
+    }
+    return changed;
+}
+
+// --- service cluster IPs: 10.96.0.0/12 ----------------------------------------
+
+namespace {
+constexpr std::uint32_t service_base = (10u << 24) | (96u << 16);
+constexpr std::uint32_t service_size = 1u << 20;
+
+std::string ip_string(std::uint32_t ip) {
+    return std::to_string(ip >> 24) + "." + std::to_string((ip >> 16) & 255) + "." + std::to_string((ip >> 8) & 255) +
+           "." + std::to_string(ip & 255);
+}
+
+std::optional<std::uint32_t> parse_ip(std::string_view s) {
+    std::uint32_t out = 0;
+    int parts = 0;
+    std::size_t i = 0;
+    while (parts < 4) {
+        std::uint32_t v = 0;
+        std::size_t start = i;
+        while (i < s.size() && s[i] >= '0' && s[i] <= '9' && i - start < 3) v = v * 10 + static_cast<std::uint32_t>(s[i++] - '0');
+        if (i == start || v > 255) return std::nullopt;
+        out = (out << 8) | v;
+        ++parts;
+        if (parts < 4) {
+            if (i >= s.size() || s[i] != '.') return std::nullopt;
+            ++i;
+        }
+    }
+    if (i != s.size()) return std::nullopt;
+    return out;
+}
+} // namespace
+
+std::string object_store::impl::allocate_ip() {
+    // Sequential from .10 (10.96.0.1 is the kubernetes service's), skipping
+    // addresses in use; the network and broadcast addresses are never used.
+    if (next_ip_offset < 10) next_ip_offset = 10;
+    for (std::uint32_t tries = 0; tries < service_size; ++tries) {
+        std::uint32_t off = next_ip_offset;
+        next_ip_offset = next_ip_offset + 1 >= service_size - 1 ? 10 : next_ip_offset + 1;
+        if (allocated_ips.insert(service_base + off).second) return ip_string(service_base + off);
+    }
+    return {};
+}
+
+bool object_store::impl::reserve_ip(std::string_view ip) {
+    auto v = parse_ip(ip);
+    if (!v || *v <= service_base || *v >= service_base + service_size - 1) return false;
+    return allocated_ips.insert(*v).second;
+}
+
+void object_store::impl::release_ip(std::string_view ip) {
+    if (auto v = parse_ip(ip)) allocated_ips.erase(*v);
+}
+
+} // namespace kcoro::apiserver

@@ -1,0 +1,90 @@
+// Private state of object_store, shared by its implementation files
+// (object_store.cpp: writes; store_read.cpp: list and watch;
+// store_controllers.cpp: GC, namespace/CRD finalization, simulation).
+#pragma once
+
+#include "store/object_store.hpp"
+
+#include <deque>
+#include <map>
+#include <random>
+#include <string>
+#include <unordered_map>
+
+namespace kcoro::apiserver {
+
+/// One committed change, kept for watches and for reading older revisions.
+struct history_record {
+    revision_t revision = 0;
+    event_type type = event_type::added;
+    std::string bucket;  // "group/resource"
+    object_key key;
+    object_ptr object;    // state after (DELETED: final state at this revision)
+    object_ptr previous;  // state before (nullptr for ADDED)
+};
+
+using bucket_map = std::map<object_key, object_ptr>;
+
+class object_store::impl {
+public:
+    impl(object_store& owner, store_config config);
+
+    object_store& owner;
+    store_config config;
+    std::map<std::string, bucket_map> buckets;  // "group/resource" -> objects
+    std::deque<history_record> history;
+    revision_t compacted = 0;  // events <= compacted are gone
+    std::mt19937_64 rng;
+    std::set<std::uint32_t> allocated_ips;      // service clusterIPs in use (host order)
+    std::uint32_t next_ip_offset = 1;
+    std::map<std::string, wall_time> spec_changed_at;  // deployment uid -> last generation change
+
+    static std::string bucket_of(const group_version_resource& gvr) { return gvr.group + "/" + gvr.resource; }
+    static std::string bucket_of(const resource_def& def) { return bucket_of(def.gvr); }
+
+    bucket_map& bucket(const resource_def& def) { return buckets[bucket_of(def)]; }
+    const bucket_map* find_bucket(const resource_def& def) const;
+    object_ptr find(const resource_def& def, std::string_view ns, std::string_view name) const;
+
+    std::string new_uid();
+    std::string random_suffix(std::size_t n);
+
+    /// Commits a new state for key (nullptr obj = delete); sets
+    /// metadata.resourceVersion; records history; runs the hook.
+    object_ptr commit(const resource_def& def, event_type type, boost::json::object obj, object_ptr previous);
+    /// Deletes now: DELETED event carrying `last` at the deletion revision.
+    object_ptr commit_delete(const resource_def& def, const object_ptr& last);
+    void trim_history();
+
+    /// The object as served at def's version (apiVersion rewritten for other
+    /// versions of a multi-version CRD).
+    static object_ptr present(const object_ptr& obj, const resource_def& def);
+
+    const resource_def* def_or_null(const group_version_resource& gvr) const;
+    /// The storage definition sharing def's bucket (for apiVersion on write).
+    const resource_def& storage_def(const resource_def& def) const;
+
+    // Writes shared by the API and the controllers.
+    result<boost::json::object> do_update(const request_context& ctx, const resource_def& def,
+                                          std::string_view ns, std::string_view name,
+                                          boost::json::object body, subresource sub, bool* created);
+    result<delete_result> do_delete(const request_context& ctx, const resource_def& def, std::string_view ns,
+                                    std::string_view name, const delete_options& options);
+    /// Writes a controller's change to an existing object (no validation of
+    /// the user kind): bumps the revision, handles "last finalizer removed".
+    void controller_write(const resource_def& def, boost::json::object obj, const object_ptr& previous);
+
+    // Service cluster IPs.
+    std::string allocate_ip();
+    bool reserve_ip(std::string_view ip);
+    void release_ip(std::string_view ip);
+};
+
+// --- helpers shared by the implementation files ----------------------------
+std::string resource_version_string(revision_t r);
+/// nullopt for anything but a decimal revision.
+std::optional<revision_t> parse_revision(std::string_view s);
+bool json_equal_ignoring(const boost::json::object& a, const boost::json::object& b,
+                         std::initializer_list<std::string_view> skip_top_level);
+
+} // namespace kcoro::apiserver

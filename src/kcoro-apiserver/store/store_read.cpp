@@ -1,0 +1,212 @@
+// object_store: list (selectors, limit/continue, resourceVersion rules),
+// reading older revisions from the history, and the watch event feed.
+#include "store/continue_token.hpp"
+#include "store/object_store.hpp"
+#include "store/status_errors.hpp"
+#include "store/store_impl.hpp"
+
+namespace kcoro::apiserver {
+namespace json = boost::json;
+
+namespace {
+
+error list_options_invalid(std::vector<status_cause> causes) {
+    return errors::invalid("meta.k8s.io", "ListOptions", "", std::move(causes));
+}
+
+const std::string_view continue_expired_message =
+    "The provided continue parameter is too old to display a consistent list result. You can start a new "
+    "list without the continue parameter, or use the continue token in this response to retrieve the "
+    "remainder of the results. Continuing with the provided token results in an inconsistent list - "
+    "objects that were created, modified, or deleted between the time the first chunk was returned and "
+    "now may show up in the list.";
+
+error too_old(revision_t requested, revision_t compacted) {
+    return errors::expired("too old resource version: " + std::to_string(requested) + " (" +
+                           std::to_string(compacted) + ")");
+}
+
+bool selected(const watch_filter& f, const resource_def& def, const json::object& obj) {
+    if (def.namespaced && !f.ns.empty() && namespace_of(obj) != f.ns) return false;
+    return f.labels.matches_object(obj) && f.fields.matches(obj);
+}
+
+} // namespace
+
+result<json::object> object_store::list(const group_version_resource& gvr, std::string_view ns_in,
+                                        const list_options& o) const {
+    const auto& im = *impl_;
+    const auto* def = im.def_or_null(gvr);
+    if (!def) return errors::not_found(gvr, "");
+    std::string ns = def->namespaced ? std::string(ns_in) : std::string{};
+    auto filter = watch_filter::make(gvr, ns, o.label_selector, o.field_selector);
+    if (!filter) return filter.error();
+
+    // ListOptions validation (apimachinery ValidateListOptions).
+    const auto& match = o.resource_version_match;
+    if (!match.empty()) {
+        if (match != "Exact" && match != "NotOlderThan") {
+            return list_options_invalid({errors::field_not_supported(
+                "resourceVersionMatch", "\"" + match + "\"", {"Exact", "NotOlderThan", ""})});
+        }
+        if (o.resource_version.empty()) {
+            return list_options_invalid({errors::field_forbidden(
+                "resourceVersionMatch", "resourceVersionMatch is forbidden unless resourceVersion is provided")});
+        }
+        if (!o.continue_token.empty()) {
+            return list_options_invalid({errors::field_forbidden(
+                "resourceVersionMatch", "resourceVersionMatch is forbidden when continue is provided")});
+        }
+        if (match == "Exact" && o.resource_version == "0") {
+            return list_options_invalid({errors::field_forbidden(
+                "resourceVersionMatch", "resourceVersionMatch \"exact\" is forbidden for resourceVersion \"0\"")});
+        }
+    }
+    if (o.limit < 0) {
+        return list_options_invalid({errors::field_invalid("limit", std::to_string(o.limit), "must be non-negative")});
+    }
+
+    revision_t snapshot = revision_;
+    std::optional<object_key> start_after;
+    if (!o.continue_token.empty()) {
+        if (!o.resource_version.empty() && o.resource_version != "0") {
+            return errors::bad_request("specifying resource version is not allowed when using continue");
+        }
+        auto token = decode_continue_token(o.continue_token);
+        if (!token) return errors::bad_request("invalid continue token: " + token.error().message());
+        if (token->revision < im.compacted || token->revision > revision_) {
+            return errors::expired(continue_expired_message);
+        }
+        snapshot = token->revision;
+        start_after = object_key::parse(token->last_key);
+        if (!def->namespaced) start_after->ns.clear();
+    } else if (!o.resource_version.empty() && o.resource_version != "0") {
+        auto rv = parse_revision(o.resource_version);
+        if (!rv) return errors::bad_request("invalid resource version: " + o.resource_version);
+        if (*rv > revision_) return errors::too_large_resource_version(*rv, revision_);
+        if (match == "Exact") {
+            if (*rv < im.compacted) return too_old(*rv, im.compacted);
+            snapshot = *rv;
+        }
+    }
+
+    // The bucket at `snapshot`: current objects, with the changes made after
+    // the snapshot undone from the history.
+    static const bucket_map empty;
+    const auto* current = im.find_bucket(*def);
+    if (!current) current = &empty;
+    std::map<object_key, object_ptr> overlay;
+    if (snapshot < revision_) {
+        auto bucket_name = impl::bucket_of(*def);
+        for (auto it = im.history.rbegin(); it != im.history.rend() && it->revision > snapshot; ++it) {
+            if (it->bucket == bucket_name) overlay[it->key] = it->previous;
+        }
+    }
+
+    json::array items;
+    std::string last_key;
+    bool more = false;
+    std::int64_t remaining = 0;
+    bool count_remaining = filter->labels.empty() && filter->fields.empty();
+    auto visit = [&](const object_key& key, const object_ptr& obj) {
+        if (!obj) return true;
+        if (start_after && !(*start_after < key)) return true;
+        if (!selected(*filter, *def, *obj)) return true;
+        if (o.limit > 0 && static_cast<std::int64_t>(items.size()) >= o.limit) {
+            more = true;
+            if (!count_remaining) return false;
+            ++remaining;
+            return true;
+        }
+        items.push_back(*impl::present(obj, *def));
+        last_key = key.str();
+        return true;
+    };
+    // Merge the two sorted maps, the overlay winning.
+    auto a = current->begin();
+    auto b = overlay.begin();
+    if (def->namespaced && !ns.empty()) {
+        a = current->lower_bound(object_key{ns, ""});
+        b = overlay.lower_bound(object_key{ns, ""});
+    }
+    auto in_ns = [&](const object_key& k) { return !def->namespaced || ns.empty() || k.ns == ns; };
+    while (true) {
+        bool a_ok = a != current->end() && in_ns(a->first);
+        bool b_ok = b != overlay.end() && in_ns(b->first);
+        if (!a_ok && !b_ok) break;
+        bool go_on;
+        if (a_ok && (!b_ok || a->first < b->first)) {
+            go_on = visit(a->first, a->second);
+            ++a;
+        } else {
+            if (a_ok && a->first == b->first) ++a;
+            go_on = visit(b->first, b->second);
+            ++b;
+        }
+        if (!go_on) break;
+    }
+
+    json::object meta{{"resourceVersion", resource_version_string(snapshot)}};
+    if (more) {
+        meta["continue"] = encode_continue_token({snapshot, last_key});
+        if (count_remaining) meta["remainingItemCount"] = remaining;
+    }
+    return json::object{{"kind", def->list_kind},
+                        {"apiVersion", def->api_version()},
+                        {"metadata", std::move(meta)},
+                        {"items", std::move(items)}};
+}
+
+result<std::vector<watch_event>> object_store::events_since(revision_t after, const watch_filter& filter,
+                                                            std::size_t max_events) const {
+    const auto& im = *impl_;
+    const auto* def = im.def_or_null(filter.gvr);
+    if (!def) return errors::not_found(filter.gvr, "");
+    if (after < im.compacted) return too_old(after, im.compacted);
+    std::vector<watch_event> out;
+    auto bucket_name = impl::bucket_of(*def);
+    auto first = std::partition_point(im.history.begin(), im.history.end(),
+                                      [&](const history_record& r) { return r.revision <= after; });
+    for (auto it = first; it != im.history.end(); ++it) {
+        if (it->bucket != bucket_name) continue;
+        // cacheWatcher.convertToWatchEvent: compare the filter on both states.
+        bool now_matches = it->type != event_type::deleted && selected(filter, *def, *it->object);
+        bool was_matching = it->previous && selected(filter, *def, *it->previous);
+        if (it->type == event_type::deleted) {
+            if (!was_matching) continue;
+            out.push_back({event_type::deleted, it->revision, impl::present(it->object, *def)});
+        } else if (now_matches && was_matching) {
+            out.push_back({event_type::modified, it->revision, impl::present(it->object, *def)});
+        } else if (now_matches) {
+            out.push_back({event_type::added, it->revision, impl::present(it->object, *def)});
+        } else if (was_matching) {
+            // Stopped matching: the previous content at this event's revision.
+            auto gone = std::make_shared<json::object>(*it->previous);
+            mutable_metadata(*gone)["resourceVersion"] = resource_version_string(it->revision);
+            out.push_back({event_type::deleted, it->revision, impl::present(gone, *def)});
+        } else {
+            continue;
+        }
+        if (max_events && out.size() >= max_events) break;
+    }
+    return out;
+}
+
+std::vector<watch_event> object_store::initial_events(const watch_filter& filter) const {
+    std::vector<watch_event> out;
+    const auto* def = impl_->def_or_null(filter.gvr);
+    if (!def) return out;
+    const auto* b = impl_->find_bucket(*def);
+    if (!b) return out;
+    auto it = b->begin();
+    if (def->namespaced && !filter.ns.empty()) it = b->lower_bound(object_key{filter.ns, ""});
+    for (; it != b->end(); ++it) {
+        if (def->namespaced && !filter.ns.empty() && it->first.ns != filter.ns) break;
+        if (!selected(filter, *def, *it->second)) continue;
+        auto obj = impl::present(it->second, *def);
+        out.push_back({event_type::added, parse_revision(resource_version_of(*obj)).value_or(0), obj});
+    }
+    return out;
+}
+
+} // namespace kcoro::apiserver
