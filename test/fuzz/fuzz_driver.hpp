@@ -1,81 +1,96 @@
 // Stand-alone driver for a libFuzzer target, used when the target is built
 // without libFuzzer (KCORO_LIBFUZZER undefined), as the `fuzz` test suite
-// does: run every file of the seed corpus directory given as argv[1], then a
-// few thousand deterministic mutations of them (bit flips, byte insertions and
-// deletions, truncations, splices). A crash, sanitizer report or trap fails
-// the test; the exit code is 0 otherwise.
+// does: run every file of the seed corpus directory given as argv[1] and the
+// empty input, then a fixed number of deterministic pseudo-random mutations
+// of them (bit flips, inserted JSON/YAML tokens, deletions, truncations,
+// duplicated ranges, splices). A crash, sanitizer report or trap fails the
+// test; the exit code is 0 otherwise.
 //
-// Include it from exactly one translation unit per target, after declaring
-// LLVMFuzzerTestOneInput.
+// Include it from exactly one translation unit per target, after defining
+// LLVMFuzzerTestOneInput:
+//   int main(int argc, char** argv) { return kcoro::fuzz::run_driver(argc, argv, LLVMFuzzerTestOneInput); }
+// (`kcoro_fuzz::main(argc, argv, n)` is the older spelling of the same.)
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <system_error>
 #include <vector>
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size);
 
-namespace kcoro_fuzz {
+namespace kcoro::fuzz {
 
-inline std::uint64_t next_random(std::uint64_t& s) {
-    // xorshift64*: deterministic, so a failure reproduces from the seed list.
-    s ^= s >> 12;
-    s ^= s << 25;
-    s ^= s >> 27;
-    return s * 2685821657736338717ULL;
-}
+using target_fn = int (*)(const std::uint8_t*, std::size_t);
 
-inline void run(const std::string& input) {
-    LLVMFuzzerTestOneInput(reinterpret_cast<const std::uint8_t*>(input.data()), input.size());
-}
+// xorshift64*: deterministic, so a failure reproduces from the seed list.
+class xorshift {
+public:
+    explicit xorshift(std::uint64_t seed) : s_(seed ? seed : 1) {}
+    std::uint64_t next() {
+        s_ ^= s_ >> 12;
+        s_ ^= s_ << 25;
+        s_ ^= s_ >> 27;
+        return s_ * 2685821657736338717ULL;
+    }
+    std::size_t below(std::size_t n) { return n == 0 ? 0 : static_cast<std::size_t>(next() % n); }
 
-inline std::string mutate(const std::vector<std::string>& seeds, std::uint64_t& rng) {
-    std::string s = seeds[next_random(rng) % seeds.size()];
-    int rounds = 1 + static_cast<int>(next_random(rng) % 4);
+private:
+    std::uint64_t s_;
+};
+
+inline std::string mutate(const std::vector<std::string>& seeds, xorshift& rng) {
+    static const char* tokens[] = {"{",  "}",   "[",    "]",    "\"",  ":",     ",",   "\\",  " ",   "\n",
+                                   "0",  "-",   "e",    ".",    "true", "null", "\\u", ": ",  "- ",  "\n  ",
+                                   "'",  "|",   ">-",   "|+",   "---\n", "...", "#",   "\t",  "&a",  "*a",
+                                   "!!str ", "?", "~",  "0x",   "1e9",  "\xEF\xBB\xBF", "\r\n", "\x00", "\xff"};
+    std::string s = seeds[rng.below(seeds.size())];
+    int rounds = 1 + static_cast<int>(rng.below(4));
     for (int r = 0; r < rounds; ++r) {
-        auto pos = s.empty() ? 0 : next_random(rng) % (s.size() + 1);
-        switch (next_random(rng) % 6) {
-        case 0:  // flip a bit
-            if (!s.empty()) s[pos % s.size()] ^= static_cast<char>(1u << (next_random(rng) % 8));
+        std::size_t pos = rng.below(s.size() + 1);
+        switch (rng.below(7)) {
+        case 0: // flip a bit
+            if (!s.empty()) {
+                s[rng.below(s.size())] ^= static_cast<char>(1u << rng.below(8));
+            }
             break;
-        case 1:  // insert a byte, biased towards JSON punctuation
-        {
-            static const char interesting[] = "{}[]\":,\\ \n0-eE.tfnu\x00\xff";
-            s.insert(s.begin() + static_cast<std::ptrdiff_t>(pos),
-                     interesting[next_random(rng) % (sizeof(interesting) - 1)]);
+        case 1: { // insert a token
+            const char* t = tokens[rng.below(std::size(tokens))];
+            s.insert(pos, t[0] ? std::string(t) : std::string(1, '\0'));
             break;
         }
-        case 2:  // delete a range
-            if (!s.empty()) s.erase(pos % s.size(), 1 + next_random(rng) % 16);
+        case 2: // delete a range
+            s.erase(pos, 1 + rng.below(16));
             break;
-        case 3:  // truncate
+        case 3: // truncate
             s.resize(pos);
             break;
-        case 4:  // splice in part of another seed
-        {
-            const auto& o = seeds[next_random(rng) % seeds.size()];
+        case 4: { // splice in part of another seed
+            const std::string& o = seeds[rng.below(seeds.size())];
             if (!o.empty()) {
-                auto from = next_random(rng) % o.size();
-                s.insert(pos, o.substr(from, 1 + next_random(rng) % 64));
+                s.insert(pos, o.substr(rng.below(o.size()), 1 + rng.below(128)));
             }
             break;
         }
-        case 5:  // duplicate a range
-            if (!s.empty()) {
-                auto from = pos % s.size();
-                s.insert(from, s.substr(from, 1 + next_random(rng) % 64));
+        case 5: // duplicate a range
+            if (pos < s.size()) {
+                s.insert(pos, s.substr(pos, 1 + rng.below(64)));
             }
+            break;
+        default: // indentation noise
+            s.insert(pos, std::string(rng.below(8), ' '));
             break;
         }
     }
     return s;
 }
 
-inline int main(int argc, char** argv, int mutations = 4000) {
+inline int run_driver(int argc, char** argv, target_fn target, int mutations = 4000) {
     if (argc < 2) {
         std::fprintf(stderr, "usage: %s <corpus-dir>\n", argv[0]);
         return 2;
@@ -83,20 +98,32 @@ inline int main(int argc, char** argv, int mutations = 4000) {
     std::vector<std::string> seeds;
     std::error_code ec;
     for (const auto& entry : std::filesystem::directory_iterator(argv[1], ec)) {
-        if (!entry.is_regular_file()) continue;
-        std::ifstream in(entry.path(), std::ios::binary);
-        seeds.emplace_back(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+        if (entry.is_regular_file()) {
+            std::ifstream in(entry.path(), std::ios::binary);
+            seeds.emplace_back(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+        }
     }
     if (ec || seeds.empty()) {
         std::fprintf(stderr, "no seeds in %s\n", argv[1]);
         return 2;
     }
-    for (const auto& s : seeds) run(s);
+    auto run = [&](const std::string& s) { target(reinterpret_cast<const std::uint8_t*>(s.data()), s.size()); };
+    for (const auto& s : seeds) {
+        run(s);
+    }
     run({});
-    std::uint64_t rng = 0x9e3779b97f4a7c15ULL;
-    for (int i = 0; i < mutations; ++i) run(mutate(seeds, rng));
+    xorshift rng(0x9e3779b97f4a7c15ULL);
+    for (int i = 0; i < mutations; ++i) {
+        run(mutate(seeds, rng));
+    }
     std::printf("%zu seeds and %d mutations ran clean\n", seeds.size(), mutations);
     return 0;
 }
 
+} // namespace kcoro::fuzz
+
+namespace kcoro_fuzz {
+inline int main(int argc, char** argv, int mutations = 4000) {
+    return kcoro::fuzz::run_driver(argc, argv, LLVMFuzzerTestOneInput, mutations);
+}
 } // namespace kcoro_fuzz
