@@ -27,6 +27,14 @@ void apply_merge_patch_in_place(boost::json::value& target, const boost::json::v
 /// express a null *value* in `to`: such keys are deleted by the patch.
 boost::json::value create_merge_patch(const boost::json::value& from, const boost::json::value& to);
 
+/// The merge patch that repairs drift: makes `live` hold every field of
+/// `desired` (a partial object: what the controller cares about) and leaves
+/// every other field alone, unlike create_merge_patch which would delete
+/// them. Objects recurse, everything else is sent whole when it differs; an
+/// empty object when `live` already matches (no write needed). A `null` in
+/// `desired` asks for the field to be absent.
+boost::json::value create_repair_merge_patch(const boost::json::value& live, const boost::json::value& desired);
+
 /// JSON equality with numbers compared by value (1 == 1.0 == 1u), as
 /// RFC 6902 `test` requires.
 bool json_equal(const boost::json::value& a, const boost::json::value& b) noexcept;

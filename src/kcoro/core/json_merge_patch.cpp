@@ -86,6 +86,28 @@ json::value create_merge_patch(const json::value& from, const json::value& to) {
     return patch;
 }
 
+json::value create_repair_merge_patch(const json::value& live, const json::value& desired) {
+    if (!desired.is_object() || !live.is_object()) {
+        return json_equal(live, desired) ? json::value(json::object{}) : desired;
+    }
+    json::object patch;
+    const auto& l = live.get_object();
+    for (const auto& [k, dv] : desired.get_object()) {
+        const auto* lv = l.if_contains(k);
+        if (dv.is_null()) {
+            if (lv) patch[k] = nullptr;
+        } else if (!lv) {
+            patch[k] = strip_nulls(dv);
+        } else if (dv.is_object() && lv->is_object()) {
+            json::value sub = create_repair_merge_patch(*lv, dv);
+            if (!sub.get_object().empty()) patch[k] = std::move(sub);
+        } else if (!json_equal(*lv, dv)) {
+            patch[k] = dv;
+        }
+    }
+    return patch;
+}
+
 bool json_equal(const json::value& a, const json::value& b) noexcept {
     if (is_number(a) && is_number(b)) {
         if (a.is_double() || b.is_double()) {

@@ -68,3 +68,21 @@ TEST_CASE("json_equal compares numbers by value and objects regardless of order"
     CHECK_FALSE(json_equal(j("1"), j(R"("1")")));
     CHECK_FALSE(json_equal(j("null"), j("false")));
 }
+
+TEST_CASE("create_repair_merge_patch touches only the desired fields") {
+    auto live = j(R"({"metadata":{"name":"c","labels":{"a":"1","other":"x"},"resourceVersion":"9"},"data":{"k":"old","extra":"e"}})");
+    auto desired = j(R"({"metadata":{"labels":{"a":"1"}},"data":{"k":"new"}})");
+    auto p = create_repair_merge_patch(live, desired);
+    CHECK(json::serialize(p) == R"({"data":{"k":"new"}})");
+    auto repaired = apply_merge_patch(live, p);
+    CHECK(repaired.at("data").at("extra") == "e");  // fields the controller does not own stay
+    CHECK(repaired.at("metadata").at("labels").at("other") == "x");
+    // nothing to do once repaired: no write
+    CHECK(json::serialize(create_repair_merge_patch(repaired, desired)) == "{}");
+    // a missing subtree is sent whole; null asks for absence
+    CHECK(json::serialize(create_repair_merge_patch(j(R"({"a":1})"), j(R"({"b":{"c":[1]},"a":null})"))) ==
+          R"({"b":{"c":[1]},"a":null})");
+    CHECK(json::serialize(create_repair_merge_patch(j(R"({"a":1})"), j(R"({"z":null})"))) == "{}");
+    // arrays differ → sent whole
+    CHECK(json::serialize(create_repair_merge_patch(j(R"({"l":[1,2]})"), j(R"({"l":[1]})"))) == R"({"l":[1]})");
+}
