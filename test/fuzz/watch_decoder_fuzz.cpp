@@ -60,5 +60,5 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 
 #ifndef KCORO_LIBFUZZER
 #include "fuzz_driver.hpp"
-int main(int argc, char** argv) { return kcoro_fuzz::main(argc, argv, 20000); }
+int main(int argc, char** argv) { return kcoro::fuzz::run_driver(argc, argv, LLVMFuzzerTestOneInput, 20000); }
 #endif
