@@ -6,10 +6,13 @@
 #include "store/schema_validation.hpp"
 #include "store/status_errors.hpp"
 #include "store/store_impl.hpp"
+#include "server_side_apply.hpp"
 
 #include <boost/json/serialize.hpp>
 
 #include <algorithm>
+#include <cstdio>
+#include <ostream>
 
 namespace kcoro::apiserver {
 namespace json = boost::json;
@@ -50,6 +53,16 @@ const char* to_string(event_type t) noexcept {
     case event_type::deleted: return "DELETED";
     }
     return "ERROR";
+}
+
+std::ostream& operator<<(std::ostream& os, const delete_result& r) {
+    return os << "{deleted: " << (r.deleted ? "true" : "false") << ", body: " << json::serialize(r.body) << "}";
+}
+
+std::ostream& operator<<(std::ostream& os, const watch_event& e) {
+    os << to_string(e.type) << "@" << e.revision;
+    if (e.object) os << " " << json::serialize(*e.object);
+    return os;
 }
 
 std::optional<patch_type> patch_type_from_content_type(std::string_view ct) {
@@ -259,6 +272,23 @@ std::vector<status_cause> validate_for(const resource_def& def, json::object& ob
     return causes;
 }
 
+// Which fields a write may own (managedFields), by endpoint.
+field_scope scope_of(const resource_def& def, subresource sub) {
+    if (!def.has_status) return field_scope::all;
+    return sub == subresource::status ? field_scope::status_subresource : field_scope::main_without_status;
+}
+
+// managedFields for a non-apply write; untracked when no manager is known.
+json::object track_update(const request_context& ctx, const resource_def& def, subresource sub,
+                          const json::object& old, json::object next) {
+    if (ctx.field_manager.empty()) return next;
+    update_options o;
+    o.manager = ctx.field_manager;
+    o.now = ctx.now;
+    o.scope = scope_of(def, sub);
+    return update_managed_fields(old, std::move(next), o);
+}
+
 std::string go_string_slice(const std::vector<std::string>& v) {
     std::string out = "[]string{";
     for (std::size_t i = 0; i < v.size(); ++i) {
@@ -272,16 +302,28 @@ std::string go_string_slice(const std::vector<std::string>& v) {
 
 result<json::object> object_store::create(const request_context& ctx, const group_version_resource& gvr,
                                           std::string_view ns_in, json::object body) {
-    auto& im = *impl_;
-    const auto* def = im.def_or_null(gvr);
+    const auto* def = impl_->def_or_null(gvr);
     if (!def) return not_served(gvr);
+    return impl_->do_create(ctx, *def, ns_in, std::move(body), false);
+}
+
+result<json::object> object_store::impl::do_create(const request_context& ctx, const resource_def& def_ref,
+                                                   std::string_view ns_in, json::object body, bool managed_done) {
+    auto& im = *this;
+    const auto* def = &def_ref;
+    const auto& gvr = def->gvr;
     std::string ns = ns_for(*def, ns_in);
     if (!def->crd_name.empty()) {
-        const auto* crddef = registry_.find(resources::customresourcedefinitions());
+        const auto* crddef = owner.registry_.find(resources::customresourcedefinitions());
         if (auto crd = im.find(*crddef, "", def->crd_name); crd && is_being_deleted(*crd)) {
             return errors::method_not_allowed(gvr, "create not allowed while custom resource definition is terminating");
         }
     }
+    // apiVersion/kind first: inserting keys later would move `meta` (boost::json
+    // relocates an object's elements when it grows).
+    const auto& sdef = im.storage_def(*def);
+    body["apiVersion"] = sdef.api_version();
+    body["kind"] = sdef.kind;
     auto& meta = mutable_metadata(body);
     if (def->namespaced) {
         auto body_ns = namespace_of(body);
@@ -309,9 +351,6 @@ result<json::object> object_store::create(const request_context& ctx, const grou
     }
     if (auto e = check_namespace(im, *def, ns, name)) return *e;
 
-    const auto& sdef = im.storage_def(*def);
-    body["apiVersion"] = sdef.api_version();
-    body["kind"] = sdef.kind;
     // System fields: the server's, whatever the client sent.
     meta["uid"] = im.new_uid();
     meta["creationTimestamp"] = format_rfc3339(ctx.now);
@@ -330,7 +369,7 @@ result<json::object> object_store::create(const request_context& ctx, const grou
     if (!causes.empty()) return errors::invalid(def->gvr.group, def->kind, name, std::move(causes));
     if (def->gvr.resource == "customresourcedefinitions") {
         for (const auto& rd : resource_defs_of_crd(body)) {
-            if (const auto* existing = registry_.find(rd.gvr); existing && existing->crd_name.empty()) {
+            if (const auto* existing = owner.registry_.find(rd.gvr); existing && existing->crd_name.empty()) {
                 return errors::invalid(def->gvr.group, def->kind, name,
                                        {errors::field_invalid("spec.names.plural", "\"" + rd.gvr.resource + "\"",
                                                               "conflicts with a built-in resource")});
@@ -359,13 +398,14 @@ result<json::object> object_store::create(const request_context& ctx, const grou
     if (def->gvr.resource == "customresourcedefinitions") {
         set_crd_established(body, format_rfc3339(ctx.now));
     }
+    if (!managed_done) body = track_update(ctx, *def, subresource::none, json::object{}, std::move(body));
     if (ctx.dry_run) {
         return body;  // a dry-run create has no resourceVersion
     }
     if (def->gvr.resource == "deployments") im.spec_changed_at[std::string(uid_of(body))] = ctx.now;
     auto stored = im.commit(*def, event_type::added, std::move(body), nullptr);
     if (def->gvr.resource == "customresourcedefinitions") {
-        for (auto& rd : resource_defs_of_crd(*stored)) registry_.add(std::move(rd));
+        for (auto& rd : resource_defs_of_crd(*stored)) owner.registry_.add(std::move(rd));
     }
     return *impl::present(stored, *def);
 }
@@ -389,7 +429,7 @@ result<json::object> object_store::update(const request_context& ctx, const grou
 
 result<json::object> object_store::impl::do_update(const request_context& ctx, const resource_def& def,
                                                    std::string_view ns_in, std::string_view name, json::object body,
-                                                   subresource sub, bool* created) {
+                                                   subresource sub, bool* created, bool managed_done) {
     if (created) *created = false;
     std::string ns = ns_for(def, ns_in);
     if (sub == subresource::status && !def.has_status) return not_served(def.gvr);
@@ -466,7 +506,7 @@ result<json::object> object_store::impl::do_update(const request_context& ctx, c
     meta["resourceVersion"] = resource_version_of(*old);
     meta.erase("selfLink");
     const auto& sdef = storage_def(def);
-    next["apiVersion"] = sdef.api_version();
+    next["apiVersion"] = sdef.api_version();  // may move `meta`: not used below
     next["kind"] = sdef.kind;
     if (def.gvr.resource == "namespaces" && def.gvr.group.empty() && sub == subresource::none) {
         // Namespace spec.finalizers change only through /finalize.
@@ -509,9 +549,10 @@ result<json::object> object_store::impl::do_update(const request_context& ctx, c
         }
     }
     if (tracks_generation(def) && spec_changed(def, *old, next)) {
-        meta["generation"] = generation_of(*old) + 1;
+        mutable_metadata(next)["generation"] = generation_of(*old) + 1;
         if (def.gvr.resource == "deployments") spec_changed_at[std::string(uid_of(*old))] = ctx.now;
     }
+    if (!managed_done) next = track_update(ctx, def, sub, *old, std::move(next));
     // A write that changes nothing is not a write: no new revision, no event
     // (etcd3 GuaranteedUpdate skips identical bytes).
     if (next == *old) return *present(old, def);

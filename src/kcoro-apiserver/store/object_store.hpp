@@ -33,6 +33,7 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <iosfwd>
 #include <map>
 #include <memory>
 #include <optional>
@@ -84,6 +85,9 @@ struct delete_result {
     bool deleted = false;
 };
 
+/// Prints the body (JSON) and the flag, for test failure messages.
+std::ostream& operator<<(std::ostream& os, const delete_result& r);
+
 /// List query options, as the HTTP layer decoded them from the query string.
 struct list_options {
     std::string label_selector;
@@ -106,6 +110,8 @@ struct watch_event {
     /// `revision` (for DELETED: the final object at the deletion's revision).
     object_ptr object;
 };
+
+std::ostream& operator<<(std::ostream& os, const watch_event& e);
 
 /// What a watch selects. Build with make() so the selectors are parsed once.
 struct watch_filter {

@@ -64,10 +64,14 @@ public:
     /// The storage definition sharing def's bucket (for apiVersion on write).
     const resource_def& storage_def(const resource_def& def) const;
 
-    // Writes shared by the API and the controllers.
+    // Writes shared by the API and the controllers. `managed_done`: the
+    // caller (server-side apply) already set metadata.managedFields.
+    result<boost::json::object> do_create(const request_context& ctx, const resource_def& def, std::string_view ns,
+                                          boost::json::object body, bool managed_done);
     result<boost::json::object> do_update(const request_context& ctx, const resource_def& def,
                                           std::string_view ns, std::string_view name,
-                                          boost::json::object body, subresource sub, bool* created);
+                                          boost::json::object body, subresource sub, bool* created,
+                                          bool managed_done = false);
     result<delete_result> do_delete(const request_context& ctx, const resource_def& def, std::string_view ns,
                                     std::string_view name, const delete_options& options);
     /// Writes a controller's change to an existing object (no validation of
