@@ -51,4 +51,15 @@ public:
     virtual void set_max_concurrent_reconciles(std::int64_t n) = 0;
 };
 
+/// kcoro_informer_cache_objects{resource}, kcoro_watch_restarts_total and
+/// kcoro_relists_total{resource,reason} for one informer (the resource label
+/// is bound when the sink is created).
+class informer_metrics {
+public:
+    virtual ~informer_metrics() = default;
+    virtual void set_cache_objects(std::int64_t n) = 0;
+    virtual void watch_restarted(std::string_view reason) = 0;  // resumed from the last resourceVersion
+    virtual void relisted(std::string_view reason) = 0;         // full list (e.g. "gone" after 410)
+};
+
 } // namespace kcoro

@@ -69,6 +69,11 @@ public:
     std::unique_ptr<workqueue_metrics> make_workqueue_metrics(const std::string& name,
                                                               const std::string& controller);
 
+    /// kcoro_informer_cache_objects / kcoro_watch_restarts_total /
+    /// kcoro_relists_total with resource=`resource` ("configmaps",
+    /// "gateways.example.com").
+    std::unique_ptr<informer_metrics> make_informer_metrics(const std::string& resource);
+
     /// rest_client_requests_total / rest_client_request_duration_seconds.
     request_metrics& requests() noexcept;
 

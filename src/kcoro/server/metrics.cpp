@@ -225,6 +225,20 @@ private:
     Counter& retries_;
 };
 
+class informer_sink final : public informer_metrics {
+public:
+    informer_sink(metrics_registry& reg, std::string resource) : reg_(reg), resource_(std::move(resource)) {
+        reg_.set_cache_objects(resource_, 0);
+    }
+    void set_cache_objects(std::int64_t n) override { reg_.set_cache_objects(resource_, n); }
+    void watch_restarted(std::string_view reason) override { reg_.watch_restarted(resource_, reason); }
+    void relisted(std::string_view reason) override { reg_.relisted(resource_, reason); }
+
+private:
+    metrics_registry& reg_;
+    std::string resource_;
+};
+
 prometheus::MetricFamily process_family(const char* name, const char* help, prometheus::MetricType type,
                                         double value) {
     prometheus::MetricFamily f;
@@ -261,6 +275,10 @@ std::unique_ptr<workqueue_metrics> metrics_registry::make_workqueue_metrics(cons
     auto& i = *impl_;
     return std::make_unique<workqueue_sink>(i.wq_depth, i.wq_adds, i.wq_latency, i.wq_work,
                                             i.wq_unfinished, i.wq_longest, i.wq_retries, name, controller);
+}
+
+std::unique_ptr<informer_metrics> metrics_registry::make_informer_metrics(const std::string& resource) {
+    return std::make_unique<informer_sink>(*this, resource);
 }
 
 request_metrics& metrics_registry::requests() noexcept { return *impl_; }

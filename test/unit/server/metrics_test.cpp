@@ -235,6 +235,23 @@ TEST_CASE("client, leader election and kcoro metrics") {
     CHECK(e.find("kcoro_noop_writes_total", {{"controller", "gateway"}, {"resource", "deployments.apps"}})->value == "1");
 }
 
+TEST_CASE("informer metrics bind the resource label") {
+    metrics_registry reg(false);
+    auto inf = reg.make_informer_metrics("configmaps");
+    auto e = parse(reg.serialize());
+    CHECK(e.find("kcoro_informer_cache_objects", {{"resource", "configmaps"}})->value == "0");
+    inf->set_cache_objects(7);
+    inf->watch_restarted("stream_end");
+    inf->watch_restarted("stream_end");
+    inf->relisted("gone");
+    e = parse(reg.serialize());
+    CHECK(e.find("kcoro_informer_cache_objects", {{"resource", "configmaps"}})->value == "7");
+    CHECK(e.type["kcoro_watch_restarts_total"] == "counter");
+    CHECK(e.find("kcoro_watch_restarts_total", {{"resource", "configmaps"}, {"reason", "stream_end"}})->value == "2");
+    CHECK(e.type["kcoro_relists_total"] == "counter");
+    CHECK(e.find("kcoro_relists_total", {{"resource", "configmaps"}, {"reason", "gone"}})->value == "1");
+}
+
 TEST_CASE("families without series are left out, label values are escaped") {
     metrics_registry reg(false);
     auto text = reg.serialize();
