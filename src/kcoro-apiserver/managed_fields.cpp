@@ -36,7 +36,8 @@ bool stripped(const field_path& p) {
         {"f:metadata", "f:selfLink"}, {"f:metadata", "f:uid"}, {"f:metadata", "f:clusterName"},
         {"f:metadata", "f:generation"}, {"f:metadata", "f:managedFields"}, {"f:metadata", "f:resourceVersion"},
     };
-    if (p.size() >= 2 && p[0] == "f:metadata" && p[1] == "f:managedFields") return true;
+    static const field_path managed_fields{"f:metadata", "f:managedFields"};
+    if (managed_fields.is_prefix_of(p)) return true;
     return std::find(strip.begin(), strip.end(), p) != strip.end();
 }
 
@@ -74,10 +75,10 @@ struct collector {
 
     void object(const json::object& o, field_path& p, const std::string& schema) {
         for (const auto& [k, child] : o) {
-            p.push_back("f:" + std::string(k));
+            p.push("f:" + std::string(k));
             std::string cs = schema.empty() ? std::string(k) : schema + "." + std::string(k);
             value(child, p, cs);
-            p.pop_back();
+            p.pop();
         }
     }
 
@@ -105,9 +106,9 @@ struct collector {
                 return;
             }
             for (const auto& x : a) {
-                p.push_back("v:" + json::serialize(x));
+                p.push("v:" + json::serialize(x));
                 member(p, &x);
-                p.pop_back();
+                p.pop();
             }
             return;
         }
@@ -124,10 +125,10 @@ struct collector {
                 elems.push_back(std::move(*e));
             }
             for (std::size_t i = 0; i < a.size(); ++i) {
-                p.push_back(elems[i]);
+                p.push(elems[i]);
                 member(p, nullptr);
                 object(a[i].get_object(), p, schema);
-                p.pop_back();
+                p.pop();
             }
             return;
         }
@@ -143,10 +144,10 @@ void decode_into(const json::object& o, field_path& p, field_set& out) {
         }
         const auto* child = v.if_object();
         if (!child) continue;
-        p.push_back(std::string(k));
+        p.push(k);
         if (child->empty()) out.insert(p);
         else decode_into(*child, p, out);
-        p.pop_back();
+        p.pop();
     }
 }
 
@@ -157,14 +158,21 @@ std::string_view str(const json::object& o, std::string_view k) {
 
 } // namespace
 
-bool field_path_less::operator()(const field_path& a, const field_path& b) const noexcept {
-    return std::lexicographical_compare(a.begin(), a.end(), b.begin(), b.end(), element_less);
+std::vector<std::string_view> field_path::elements() const {
+    std::vector<std::string_view> out;
+    std::string_view rest = s_;
+    while (!rest.empty()) {
+        auto end = rest.find('\0');
+        out.push_back(rest.substr(0, end));
+        rest.remove_prefix(end == std::string_view::npos ? rest.size() : end + 1);
+    }
+    return out;
 }
 
 std::string to_string(const field_path& p) {
     std::string out;
-    for (const auto& e : p) {
-        std::string_view body = std::string_view(e).substr(std::min<std::size_t>(2, e.size()));
+    for (std::string_view e : p.elements()) {
+        std::string_view body = e.substr(std::min<std::size_t>(2, e.size()));
         switch (e.empty() ? ' ' : e[0]) {
         case 'f': out += "."; out += body; break;
         case 'v': out += "[="; out += body; out += "]"; break;
@@ -184,7 +192,7 @@ std::string to_string(const field_path& p) {
             out += "]";
             break;
         }
-        default: out += e;
+        default: out += std::string(e);
         }
     }
     return out;
@@ -213,7 +221,7 @@ json::object to_fields_v1(const field_set& s) {
     node root;
     for (const auto& p : s) {
         node* n = &root;
-        for (const auto& e : p) n = &n->children[e];
+        for (std::string_view e : p.elements()) n = &n->children[std::string(e)];
         n->member = true;
     }
     struct emit {
@@ -237,9 +245,8 @@ field_set from_fields_v1(const json::value& v) {
 }
 
 bool owns_at_or_below(const field_set& s, const field_path& p) {
-    auto it = s.lower_bound(p);
-    if (it == s.end() || it->size() < p.size()) return false;
-    return std::equal(p.begin(), p.end(), it->begin());
+    auto it = s.lower_bound(p);  // descendants sort right after their ancestor
+    return it != s.end() && p.is_prefix_of(*it);
 }
 
 field_set set_union(const field_set& a, const field_set& b) {
@@ -249,12 +256,12 @@ field_set set_union(const field_set& a, const field_set& b) {
 }
 field_set set_difference(const field_set& a, const field_set& b) {
     field_set out;
-    std::set_difference(a.begin(), a.end(), b.begin(), b.end(), std::inserter(out, out.end()), field_path_less{});
+    std::set_difference(a.begin(), a.end(), b.begin(), b.end(), std::inserter(out, out.end()));
     return out;
 }
 field_set set_intersection(const field_set& a, const field_set& b) {
     field_set out;
-    std::set_intersection(a.begin(), a.end(), b.begin(), b.end(), std::inserter(out, out.end()), field_path_less{});
+    std::set_intersection(a.begin(), a.end(), b.begin(), b.end(), std::inserter(out, out.end()));
     return out;
 }
 

@@ -20,6 +20,8 @@
 #include <boost/json/object.hpp>
 #include <boost/json/value.hpp>
 
+#include <compare>
+#include <initializer_list>
 #include <map>
 #include <optional>
 #include <set>
@@ -29,13 +31,39 @@
 
 namespace kcoro::apiserver {
 
-using field_path = std::vector<std::string>;
+/// A path of elements, stored flat ("f:spec\0f:replicas\0") so that sets of
+/// paths compare with one memcmp: ordering is element-wise lexicographic and
+/// every path sorts right before its descendants. (Index elements "i:",
+/// which kcoro never produces, sort before keys here; FieldsV1 output still
+/// uses structured-merge-diff's order.)
+class field_path {
+public:
+    field_path() = default;
+    field_path(std::initializer_list<std::string_view> elements) {
+        for (auto e : elements) push(e);
+    }
+    void push(std::string_view element) {
+        s_.append(element);
+        s_.push_back('\0');
+    }
+    void pop() {
+        if (s_.empty()) return;
+        s_.pop_back();
+        auto at = s_.rfind('\0');
+        s_.resize(at == std::string::npos ? 0 : at + 1);
+    }
+    bool empty() const noexcept { return s_.empty(); }
+    std::vector<std::string_view> elements() const;
+    /// True when this path is `other` or one of its ancestors.
+    bool is_prefix_of(const field_path& other) const noexcept { return std::string_view(other.s_).starts_with(s_); }
+    const std::string& encoded() const noexcept { return s_; }
+    friend auto operator<=>(const field_path&, const field_path&) = default;
+    friend bool operator==(const field_path&, const field_path&) = default;
 
-/// structured-merge-diff's order: fields, then keys, then values, then indices.
-struct field_path_less {
-    bool operator()(const field_path& a, const field_path& b) const noexcept;
+private:
+    std::string s_;
 };
-using field_set = std::set<field_path, field_path_less>;
+using field_set = std::set<field_path>;
 
 /// ".spec.containers[name=\"web\"].image" (fieldpath.Path.String()).
 std::string to_string(const field_path& p);
@@ -48,7 +76,7 @@ std::string to_string(const field_path& p);
 /// apiVersion/kind are left out, as the stripMeta manager does.
 field_set fields_of(const boost::json::object& obj, const list_strategies& lists);
 
-using field_values = std::map<field_path, const boost::json::value*, field_path_less>;
+using field_values = std::map<field_path, const boost::json::value*>;
 
 /// Leaf values by path (list-map items map to nullptr: their presence is
 /// what counts); used to find what an update changed. With `with_maps`,

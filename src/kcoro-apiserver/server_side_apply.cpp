@@ -44,7 +44,8 @@ void strip_nulls(json::object& o) {
 field_set in_scope(field_set s, field_scope scope) {
     if (scope == field_scope::all) return s;
     std::erase_if(s, [&](const field_path& p) {
-        bool status = !p.empty() && p[0] == "f:status";
+        static const field_path status_path{"f:status"};
+        bool status = status_path.is_prefix_of(p);
         return scope == field_scope::main_without_status ? status : !status;
     });
     return s;
@@ -133,8 +134,8 @@ bool item_matches(const json::value& item, std::string_view key_json) {
     return true;
 }
 
-json::value* child_of(json::value& cur, const std::string& e) {
-    std::string_view body = std::string_view(e).substr(2);
+json::value* child_of(json::value& cur, std::string_view e) {
+    std::string_view body = e.substr(2);
     if (e.starts_with("f:")) {
         auto* o = cur.if_object();
         return o ? o->if_contains(body) : nullptr;
@@ -150,12 +151,13 @@ json::value* child_of(json::value& cur, const std::string& e) {
 
 // Remove the value at a field path (a key, a list-map item or a set value).
 void remove_path(json::value& root, const field_path& p) {
-    if (p.empty()) return;
+    auto els = p.elements();
+    if (els.empty()) return;
     json::value* cur = &root;
-    for (std::size_t i = 0; i + 1 < p.size() && cur; ++i) cur = child_of(*cur, p[i]);
+    for (std::size_t i = 0; i + 1 < els.size() && cur; ++i) cur = child_of(*cur, els[i]);
     if (!cur) return;
-    const std::string& last = p.back();
-    std::string_view body = std::string_view(last).substr(2);
+    std::string_view last = els.back();
+    std::string_view body = last.substr(2);
     if (last.starts_with("f:")) {
         if (auto* o = cur->if_object()) o->erase(body);
     } else if (auto* a = cur->if_array()) {
@@ -171,10 +173,11 @@ void remove_path(json::value& root, const field_path& p) {
 // A list-map item's key field (".containers[name=\"a\"].name"): it goes with
 // the item, never alone, or the item could no longer be addressed.
 bool is_item_key_field(const field_path& p) {
-    if (p.size() < 2 || !p.back().starts_with("f:") || !p[p.size() - 2].starts_with("k:")) return false;
+    auto els = p.elements();
+    if (els.size() < 2 || !els.back().starts_with("f:") || !els[els.size() - 2].starts_with("k:")) return false;
     boost::system::error_code ec;
-    auto k = json::parse(std::string_view(p[p.size() - 2]).substr(2), ec);
-    return !ec && k.is_object() && k.get_object().contains(std::string_view(p.back()).substr(2));
+    auto k = json::parse(els[els.size() - 2].substr(2), ec);
+    return !ec && k.is_object() && k.get_object().contains(els.back().substr(2));
 }
 
 struct comparison {
