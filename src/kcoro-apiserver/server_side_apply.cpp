@@ -7,6 +7,7 @@
 #include <boost/json/serialize.hpp>
 
 #include <algorithm>
+#include <map>
 #include <cctype>
 #include <optional>
 
@@ -108,13 +109,18 @@ struct merger {
                 return;
             }
         }
+        // Key each live item once: lists of containers or env vars are long.
+        std::map<std::string, std::size_t> live_index;
+        for (std::size_t i = 0; i < live.size(); ++i) {
+            if (auto k = key_of_item(live[i], it->second); k && live[i].is_object()) live_index.emplace(std::move(*k), i);
+        }
         for (const auto& item : cfg) {
             auto key = key_of_item(item, it->second);
-            auto match = std::find_if(live.begin(), live.end(),
-                                      [&](const json::value& l) { return key_of_item(l, it->second) == key; });
-            if (match != live.end() && match->is_object()) {
-                object(match->get_object(), item.get_object(), schema);
+            auto match = live_index.find(*key);
+            if (match != live_index.end()) {
+                object(live[match->second].get_object(), item.get_object(), schema);
             } else {
+                live_index.emplace(*key, live.size());
                 live.push_back(item);
             }
         }
@@ -366,7 +372,7 @@ result<json::object> server_side_apply(const json::object& live, const json::obj
     // Fields this manager stopped applying go away unless someone else still owns them.
     field_set owned_elsewhere = self.fields;
     for (const auto& e : entries) {
-        if (!e.same_manager(self)) owned_elsewhere = set_union(owned_elsewhere, e.fields);
+        if (!e.same_manager(self)) owned_elsewhere.insert(e.fields.begin(), e.fields.end());
     }
     for (const auto& p : set_difference(last, self.fields)) {
         if (!owns_at_or_below(owned_elsewhere, p) && !is_item_key_field(p)) remove_path(merged_v, p);
