@@ -101,6 +101,10 @@ result<delete_result> object_store::impl::do_delete(const request_context& ctx, 
                                     *options.precondition_resource_version +
                                     ", ResourceVersion in object meta: " + std::string(resource_version_of(*old)));
     }
+    if (is_namespace(def) && (name == "default" || name == "kube-system" || name == "kube-public")) {
+        // The namespace lifecycle admission plugin protects these.
+        return errors::forbidden(def.gvr, name, "this namespace may not be deleted");
+    }
     if (is_namespace(def) && is_being_deleted(*old)) {
         return errors::conflict(def.gvr, name,
                                 "The system is ensuring all content is removed from this namespace.  Upon "

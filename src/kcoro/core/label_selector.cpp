@@ -151,9 +151,8 @@ result<label_requirement> parse_requirement(lexer& lx) {
         while (true) {
             auto v = lx.next();
             if (v.kind == tok::rparen) {
-                if (expect_value && !r.values.empty()) {
-                    r.values.emplace_back();  // "a in (x,)": trailing empty value, as apimachinery
-                }
+                // "a in ()" and "a in (x,)" hold the empty value, as in apimachinery.
+                if (expect_value) r.values.emplace_back();
                 break;
             }
             if (v.kind == tok::comma) {

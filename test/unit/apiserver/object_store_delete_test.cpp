@@ -264,3 +264,13 @@ TEST_CASE("delete_collection deletes what the selector matches") {
     CHECK(is_not_found(s.get(resources::configmaps(), "default", "a").error()));
     CHECK(s.get(resources::configmaps(), "default", "b"));
 }
+
+TEST_CASE("the system namespaces may not be deleted") {
+    object_store s;
+    for (const char* ns : {"default", "kube-system", "kube-public"}) {
+        auto r = s.remove(ctx_at(), resources::namespaces(), "", ns);
+        REQUIRE_FALSE(r);
+        CHECK(is_forbidden(r.error()));
+        CHECK(status_message(r.error()) == "namespaces \"" + std::string(ns) + "\" is forbidden: this namespace may not be deleted");
+    }
+}

@@ -71,7 +71,7 @@ TEST_CASE("prefixed keys and parsed structure") {
 }
 
 TEST_CASE("bad selectors are 400 errors, never exceptions") {
-    for (const char* bad : {"app=web,", "=x", "a in x", "a in (x", "a in ()", "a b", "!", "a>1",
+    for (const char* bad : {"app=web,", "=x", "a in x", "a in (x", "a b", "!", "a>1",
                             "-bad=x", "a=b=c", "a=-x-", "a in (x y)", ",", "a,,b"}) {
         auto s = label_selector::parse(bad);
         CHECK_MESSAGE(!s.has_value(), bad);
@@ -81,6 +81,15 @@ TEST_CASE("bad selectors are 400 errors, never exceptions") {
             CHECK(s.error().message().find("unable to parse requirement") != std::string::npos);
         }
     }
+}
+
+TEST_CASE("an empty value list means the empty value, as in apimachinery") {
+    auto s = label_selector::parse("a in ()");
+    REQUIRE(s);
+    CHECK(s->requirements()[0].values == std::vector<std::string>{""});
+    CHECK(match("a in ()", R"({"a":""})"));
+    CHECK_FALSE(match("a in ()", R"({"a":"x"})"));
+    CHECK(match("a in (x,)", R"({"a":""})"));
 }
 
 TEST_CASE("non-string label values never match equality") {
