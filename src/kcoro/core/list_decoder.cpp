@@ -74,11 +74,16 @@ result<list_result> decode_list(json::value&& v) {
         if (!item) {
             return decode_failure("item " + std::to_string(i) + " is not an object");
         }
-        if (!item_kind.empty() && kind_of(*item).empty()) {
-            (*item)["kind"] = item_kind;
+        const bool add_kind = !item_kind.empty() && kind_of(*item).empty();
+        const bool add_api_version = !out.api_version.empty() && api_version_of(*item).empty();
+        if (add_kind || add_api_version) {
+            item->reserve(item->size() + 2);  // one reallocation, not two
         }
-        if (!out.api_version.empty() && api_version_of(*item).empty()) {
-            (*item)["apiVersion"] = out.api_version;
+        if (add_kind) {
+            item->insert_or_assign("kind", item_kind);
+        }
+        if (add_api_version) {
+            item->insert_or_assign("apiVersion", out.api_version);
         }
         // Same storage: an O(1) move of the item's tree.
         out.items.push_back(std::make_shared<const json::object>(std::move(*item)));

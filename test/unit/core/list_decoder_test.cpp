@@ -36,6 +36,11 @@ TEST_CASE("items that carry their own kind keep it; grouped lists") {
     CHECK(api_version_of(*r->items[1]) == "apps/v1");
     CHECK(r->continue_token.empty());
     CHECK_FALSE(r->remaining_item_count);
+    // an empty kind is filled like a missing one
+    auto e = decode_list_body(R"({"kind":"SecretList","apiVersion":"v1","items":[{"kind":"","metadata":{"name":"s"}}]})");
+    REQUIRE(e);
+    CHECK(kind_of(*e->items[0]) == "Secret");
+    CHECK(api_version_of(*e->items[0]) == "v1");
 }
 
 TEST_CASE("an empty list: items [] or null or absent") {
