@@ -141,6 +141,8 @@ bool item_matches(const json::value& item, std::string_view key_json) {
 }
 
 json::value* child_of(json::value& cur, std::string_view e) {
+    // Paths may come from client-supplied managedFields: never trust their shape.
+    if (e.size() < 2) return nullptr;
     std::string_view body = e.substr(2);
     if (e.starts_with("f:")) {
         auto* o = cur.if_object();
@@ -163,6 +165,7 @@ void remove_path(json::value& root, const field_path& p) {
     for (std::size_t i = 0; i + 1 < els.size() && cur; ++i) cur = child_of(*cur, els[i]);
     if (!cur) return;
     std::string_view last = els.back();
+    if (last.size() < 2) return;
     std::string_view body = last.substr(2);
     if (last.starts_with("f:")) {
         if (auto* o = cur->if_object()) o->erase(body);
