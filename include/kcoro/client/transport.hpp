@@ -1,0 +1,148 @@
+// HTTP(S) transport to one API server: Beast over TCP or OpenSSL.
+//
+// - Request/response exchanges reuse keep-alive connections from a bounded
+//   idle pool; a broken connection is dropped, and a request whose reused
+//   connection turns out closed before any byte of the answer is sent again
+//   once on a fresh connection (the server closed an idle connection).
+// - A watch gets a dedicated connection; its body is read incrementally.
+// - Deadlines (connect, TLS handshake, whole request) run on the injectable
+//   io::clock; cancellation is the awaiting coroutine's cancellation slot
+//   (ADR 0001): the in-flight operation completes with operation_aborted and
+//   its connection is closed.
+// - A bearer token is asked from `auth.bearer_token` for every request; a 401
+//   calls `auth.invalidate` and retries once with a fresh token.
+// - Every attempt is reported to `metrics` (code "<error>" without an answer).
+//
+// Lifetime and thread safety: a transport belongs to one io_context (one
+// thread); its connections are created on the executor of the coroutine that
+// first needs them. It must outlive the operations it runs and be destroyed
+// before its io_context. A body_stream owns its connection and may outlive
+// the transport.
+#pragma once
+
+#include <kcoro/core/api_request.hpp>
+#include <kcoro/core/error.hpp>
+#include <kcoro/core/metrics_hooks.hpp>
+#include <kcoro/io/clock.hpp>
+#include <kcoro/io/tls.hpp>
+
+#include <boost/asio/awaitable.hpp>
+
+#include <chrono>
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace kcoro::client {
+
+namespace detail {
+struct connection;
+}
+
+/// A parsed `server` URL ("https://10.0.0.1:6443", "http://127.0.0.1:8080/prefix").
+struct server_endpoint {
+    bool tls = true;
+    std::string host;         // without IPv6 brackets
+    std::string port;         // "443"/"80" when absent
+    std::string path_prefix;  // "" or "/prefix" (no trailing slash)
+    std::string host_header;  // authority as written ("[::1]:6443")
+};
+
+/// Pure; an error names what is wrong with the URL.
+result<server_endpoint> parse_server_url(std::string_view url);
+
+/// An HTTP answer (any status code).
+struct http_response {
+    int status = 0;
+    std::string body;
+    std::string content_type;
+    /// Retry-After in seconds, when the header was present and numeric.
+    std::optional<int> retry_after_seconds;
+    std::vector<std::pair<std::string, std::string>> headers;
+};
+
+/// The error for a non-2xx answer: its Status (or one made from the HTTP
+/// code), with Retry-After copied into details.retry_after_seconds.
+error error_from_response(const http_response& r);
+
+/// Where tokens come from (kcoro::client::credentials in practice).
+struct auth_hooks {
+    /// The bearer token to send; empty means no Authorization header.
+    std::function<boost::asio::awaitable<result<std::string>>()> bearer_token;
+    /// The server answered 401: forget cached tokens.
+    std::function<void()> invalidate;
+};
+
+struct transport_options {
+    std::string server;
+    /// Trust, client certificate, verification; server_name defaults to the URL's host.
+    io::tls_client_options tls;
+    std::chrono::milliseconds connect_timeout{std::chrono::seconds(10)};
+    std::chrono::milliseconds tls_handshake_timeout{std::chrono::seconds(10)};
+    /// Whole-request deadline when the request carries none. For a watch it
+    /// bounds only the time to the response header.
+    std::chrono::milliseconds request_timeout{std::chrono::seconds(60)};
+    std::size_t max_idle_connections = 8;
+    /// Larger answers fail (a list of everything should paginate).
+    std::size_t max_body_bytes = 256 * 1024 * 1024;
+    std::string user_agent = "kcoro/0.1.0";
+    request_metrics* metrics = nullptr;
+    auth_hooks auth;
+};
+
+/// The body of a streaming answer (a watch), read as it arrives.
+class body_stream {
+public:
+    virtual ~body_stream() = default;
+    /// The next bytes of the body; an empty view at the clean end of the
+    /// body. The view is valid until the next call. Errors: transport codes
+    /// (a connection cut mid-chunk gives Beast's partial_message), cancellation.
+    virtual boost::asio::awaitable<result<std::string_view>> read_some() = 0;
+    /// Closes the connection now (also done by the destructor).
+    virtual void close() noexcept = 0;
+};
+
+class transport {
+public:
+    /// Fails for a bad URL or unusable TLS material.
+    static result<std::unique_ptr<transport>> create(io::clock& clk, transport_options opts);
+    ~transport();
+    transport(const transport&) = delete;
+    transport& operator=(const transport&) = delete;
+
+    /// One request; any HTTP answer is a value. Errors: transport codes,
+    /// kcoro_errc::deadline_exceeded, cancellation, token errors.
+    boost::asio::awaitable<result<http_response>> round_trip(const api_request& req);
+    /// As round_trip, with non-2xx answers turned into errors (error_from_response).
+    boost::asio::awaitable<result<http_response>> send(const api_request& req);
+    /// Opens a stream (watch) on a dedicated connection and reads the header.
+    /// A non-2xx answer is read whole and returned as its error.
+    boost::asio::awaitable<result<std::unique_ptr<body_stream>>> open_stream(const api_request& req);
+
+    std::size_t idle_connections() const noexcept { return idle_.size(); }
+    const server_endpoint& endpoint() const noexcept { return endpoint_; }
+    const transport_options& options() const noexcept { return opts_; }
+    /// Drops idle connections.
+    void close_idle() noexcept;
+
+private:
+    transport(io::clock& clk, transport_options opts, server_endpoint ep, std::shared_ptr<void> tls);
+    boost::asio::awaitable<result<std::unique_ptr<detail::connection>>> connect(steady_time deadline);
+    boost::asio::awaitable<result<http_response>> attempt(const api_request& req, const std::string& token);
+    boost::asio::awaitable<result<std::unique_ptr<body_stream>>> open_attempt(const api_request& req,
+                                                                               const std::string& token);
+    void observe(const api_request& req, std::string_view code, steady_time start);
+
+    io::clock& clk_;
+    transport_options opts_;
+    server_endpoint endpoint_;
+    std::shared_ptr<void> tls_;  // asio::ssl::context, kept opaque here
+    std::vector<std::unique_ptr<detail::connection>> idle_;
+};
+
+} // namespace kcoro::client

@@ -1,0 +1,168 @@
+// Request/response exchanges over pooled keep-alive connections.
+#include "detail/connection.hpp"
+
+namespace kcoro::client {
+
+using namespace detail;
+
+namespace {
+
+// The peer closed a kept-alive connection: nothing of an answer came back.
+bool is_closed_connection(const boost::system::error_code& ec) {
+    return ec == http::error::end_of_stream || ec == asio::error::eof || ec == asio::error::connection_reset ||
+           ec == asio::error::broken_pipe || ec == asio::ssl::error::stream_truncated ||
+           ec == http::error::partial_message;
+}
+
+struct exchange_outcome {
+    http_response response;
+    bool keep_alive = false;
+};
+
+template <class Stream>
+asio::awaitable<result<exchange_outcome>> exchange(Stream& s, beast::flat_buffer& buf,
+                                                   http::request<http::string_body>& msg, std::size_t limit,
+                                                   bool& got_bytes, boost::system::error_code& raw_ec) {
+    auto [wec, wn] = co_await http::async_write(s, msg, asio::as_tuple(asio::use_awaitable));
+    (void)wn;
+    if (wec) {
+        raw_ec = wec;
+        co_return error(wec, "write: " + wec.message());
+    }
+    http::response_parser<http::string_body> p;
+    p.body_limit(limit);
+    auto [rec, rn] = co_await http::async_read(s, buf, p, asio::as_tuple(asio::use_awaitable));
+    got_bytes = rn > 0 || p.got_some();
+    if (rec) {
+        raw_ec = rec;
+        co_return error(rec, "read: " + rec.message());
+    }
+    exchange_outcome out;
+    copy_header(p.get().base(), out.response);
+    out.keep_alive = p.get().keep_alive();
+    out.response.body = std::move(p.get().body());
+    co_return out;
+}
+
+} // namespace
+
+transport::transport(io::clock& clk, transport_options opts, server_endpoint ep, std::shared_ptr<void> tls)
+    : clk_(clk), opts_(std::move(opts)), endpoint_(std::move(ep)), tls_(std::move(tls)) {}
+
+transport::~transport() { close_idle(); }
+
+void transport::close_idle() noexcept {
+    for (auto& c : idle_) {
+        c->close();
+    }
+    idle_.clear();
+}
+
+result<std::unique_ptr<transport>> transport::create(io::clock& clk, transport_options opts) {
+    auto ep = parse_server_url(opts.server);
+    if (!ep) {
+        return ep.error();
+    }
+    std::shared_ptr<void> tls;
+    if (ep->tls) {
+        if (opts.tls.server_name.empty()) {
+            opts.tls.server_name = ep->host;
+        }
+        auto ctx = io::make_client_tls_context(opts.tls);
+        if (!ctx) {
+            return ctx.error();
+        }
+        tls = std::move(*ctx);
+    }
+    return std::unique_ptr<transport>(new transport(clk, std::move(opts), std::move(*ep), std::move(tls)));
+}
+
+void transport::observe(const api_request& req, std::string_view code, steady_time start) {
+    if (opts_.metrics) {
+        auto secs = std::chrono::duration<double>(clk_.now() - start).count();
+        opts_.metrics->observe(req.verb, to_string(req.method), endpoint_.host_header, code, secs);
+    }
+}
+
+asio::awaitable<result<std::unique_ptr<connection>>> transport::connect(steady_time deadline) {
+    auto now = clk_.now();
+    auto connect_deadline = std::min(deadline, now + opts_.connect_timeout);
+    // The handshake budget starts after connect; bounded by the request deadline.
+    auto tls_deadline = std::min(deadline, now + opts_.connect_timeout + opts_.tls_handshake_timeout);
+    auto* ctx = static_cast<asio::ssl::context*>(tls_.get());
+    co_return co_await open_connection(clk_, endpoint_, ctx, opts_.tls.server_name, connect_deadline, tls_deadline);
+}
+
+asio::awaitable<result<http_response>> transport::attempt(const api_request& req, const std::string& token) {
+    auto start = clk_.now();
+    auto deadline = start + req.timeout.value_or(opts_.request_timeout);
+    auto msg = make_request(req, endpoint_, opts_, token);
+    // At most one replay, and only on a reused connection the server had closed.
+    for (int tries = 0;; ++tries) {
+        std::unique_ptr<connection> conn;
+        if (!idle_.empty()) {
+            conn = std::move(idle_.back());
+            idle_.pop_back();
+        } else {
+            auto c = co_await connect(deadline);
+            if (!c) {
+                observe(req, "<error>", start);
+                co_return c.error().with_context(describe(req, endpoint_));
+            }
+            conn = std::move(*c);
+        }
+        bool got_bytes = false;
+        boost::system::error_code raw_ec;
+        auto op = conn->visit([&](auto& s) {
+            return exchange(s, conn->buffer, msg, opts_.max_body_bytes, got_bytes, raw_ec);
+        });
+        auto r = co_await with_deadline(clk_, deadline, std::move(op), "request");
+        if (!r) {
+            conn->close();
+            if (conn->reused && !got_bytes && is_closed_connection(raw_ec) && tries == 0) {
+                continue;
+            }
+            observe(req, "<error>", start);
+            co_return r.error().with_context(describe(req, endpoint_));
+        }
+        observe(req, std::to_string(r->response.status), start);
+        if (r->keep_alive && idle_.size() < opts_.max_idle_connections) {
+            conn->reused = true;
+            idle_.push_back(std::move(conn));
+        } else {
+            conn->close();
+        }
+        co_return std::move(r->response);
+    }
+}
+
+asio::awaitable<result<http_response>> transport::round_trip(const api_request& req) {
+    for (int auth_try = 0;; ++auth_try) {
+        std::string token;
+        if (opts_.auth.bearer_token) {
+            auto t = co_await opts_.auth.bearer_token();
+            if (!t) {
+                co_return t.error();
+            }
+            token = std::move(*t);
+        }
+        auto r = co_await attempt(req, token);
+        // A 401 may mean a rotated token: refresh once (client-go does the same
+        // for file and exec credentials).
+        if (r && r->status == 401 && auth_try == 0 && opts_.auth.invalidate) {
+            opts_.auth.invalidate();
+            continue;
+        }
+        co_return r;
+    }
+}
+
+asio::awaitable<result<http_response>> transport::send(const api_request& req) {
+    auto r = co_await round_trip(req);
+    if (r && (r->status < 200 || r->status > 299)) {
+        co_return error_from_response(*r);
+    }
+    co_return r;
+}
+
+} // namespace kcoro::client
