@@ -268,3 +268,17 @@ TEST_CASE("status scope: the main endpoint does not own status") {
     CHECK(e->at("subresource") == "status");
     CHECK(json::serialize(e->at("fieldsV1")) == R"({"f:status":{"f:s":{}}})");
 }
+
+TEST_CASE("client-written managedFields with nonsense paths never break apply") {
+    auto live = o(R"({"apiVersion":"v1","kind":"Service","metadata":{"uid":"u","managedFields":[
+        {"manager":"m","operation":"Apply","fieldsV1":{"f:spec":{"f:ports":{"k:{\"port\":80}":{".":{},"f":{},"x":{}},"k:nope":{}}},"":{}}},
+        {"manager":7},{"operation":"Bogus"}]},"spec":{"ports":[{"port":80,"name":"a"},{"port":81}]}})");
+    // undecodable entries read as "no managedFields": the object counts as untracked
+    CHECK_FALSE(decode_managed_fields(live).has_value());
+    auto& mf = live["metadata"].as_object()["managedFields"].as_array();
+    mf.erase(mf.begin() + 1, mf.end());
+    REQUIRE(decode_managed_fields(live).has_value());
+    auto obj = apply_ok(live, R"({"apiVersion":"v1","kind":"Service","spec":{"ports":[{"port":81}]}})", "m");
+    // the item m no longer applies is pruned; nonsense elements are ignored
+    CHECK(json::serialize(obj.at("spec").at("ports")) == R"([{"port":81}])");
+}
