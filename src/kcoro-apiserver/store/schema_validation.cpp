@@ -48,6 +48,8 @@ std::string json_type_name(const json::value& v) {
     return "unknown";
 }
 
+constexpr std::size_t max_pattern_input = 4096;
+
 std::string fmt_num(double d) {
     if (std::floor(d) == d && std::fabs(d) < 1e15) return std::to_string(static_cast<long long>(d));
     return json::serialize(json::value(d));
@@ -193,6 +195,15 @@ private:
             if (str.size() < min) invalid(path, shown, path + " in body should be at least " + std::to_string(min) + " chars long");
         }
         if (const auto* p = s.if_contains("pattern"); p && p->is_string()) {
+            // libstdc++'s std::regex recurses per character and overflows the
+            // stack on long inputs (RE2 on the real server does not): refuse
+            // to match strings beyond a bound rather than crash.
+            if (str.size() > max_pattern_input) {
+                invalid(path, "\"...\"", path + " in body is too long to be matched against pattern '" +
+                                             std::string(p->get_string()) + "' (kcoro-apiserver limit " +
+                                             std::to_string(max_pattern_input) + " bytes)");
+                return;
+            }
             try {
                 std::regex re(std::string(p->get_string()), std::regex::ECMAScript);
                 if (!std::regex_search(str.begin(), str.end(), re)) {

@@ -139,3 +139,12 @@ TEST_CASE("a bad pattern in the schema is reported, not thrown") {
     auto obj = o(R"({"a":"x"})");
     CHECK(validate_custom_resource(obj, s).size() == 1);
 }
+
+TEST_CASE("a huge string against a pattern is refused, not a stack overflow") {
+    auto obj = o(R"({"spec":{"image":"a"}})");
+    obj["spec"].as_object()["image"] = std::string(300000, 'a');
+    auto causes = check(obj);
+    bool pattern_refused = false;
+    for (const auto& c : causes) pattern_refused |= c.message.find("too long to be matched against pattern") != std::string::npos;
+    CHECK(pattern_refused);
+}
