@@ -279,6 +279,15 @@ void record_update(std::vector<managed_fields_entry>& entries, const comparison&
     if (!c.changed.empty() || it->time.empty()) it->time = now;
 }
 
+error bad_request(std::string message) {
+    status s;
+    s.outcome = "Failure";
+    s.reason = "BadRequest";
+    s.code = 400;
+    s.message = std::move(message);
+    return error::from_status(std::move(s));
+}
+
 error conflict_error(const std::vector<std::pair<const managed_fields_entry*, field_set>>& conflicts) {
     status s;
     s.outcome = "Failure";
@@ -342,6 +351,14 @@ error field_manager_required() {
 result<json::object> server_side_apply(const json::object& live, const json::object& applied,
                                        const apply_options& options, const list_strategies& lists) {
     if (options.manager.empty()) return field_manager_required();
+    // Both checks as structuredmerge.go makes them, with its texts.
+    if (applied.contains("metadata") && managed_fields_of(applied)) {
+        return bad_request("metadata.managedFields must be nil");
+    }
+    if (auto want = api_version_of(live), got = api_version_of(applied); !want.empty() && want != got) {
+        return bad_request("Incorrect version specified in apply patch. Specified patch version: " + std::string(got) +
+                           ", expected: " + std::string(want));
+    }
     const std::string now = format_rfc3339(options.now);
     json::object live_clean = without_managed_fields(live);
     json::object config = without_managed_fields(applied);

@@ -75,7 +75,10 @@ struct apply_options {
 /// `Apply failed with 1 conflict: conflict with "kubectl-client-side-apply"
 /// using v1 at 2026-01-02T03:04:05Z: .spec.replicas`, one cause per field
 /// with type FieldManagerConflict and field ".spec.replicas".
-/// `null` in the applied configuration means "not set by me".
+/// `null` in the applied configuration means "not set by me". 400 BadRequest,
+/// as the real server, when the configuration carries managedFields
+/// ("metadata.managedFields must be nil") or another apiVersion than the live
+/// object ("Incorrect version specified in apply patch. ...").
 result<boost::json::object> server_side_apply(const boost::json::object& live, const boost::json::object& applied,
                                               const apply_options& options, const list_strategies& lists);
 

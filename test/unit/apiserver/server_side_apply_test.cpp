@@ -282,3 +282,17 @@ TEST_CASE("client-written managedFields with nonsense paths never break apply") 
     // the item m no longer applies is pruned; nonsense elements are ignored
     CHECK(json::serialize(obj.at("spec").at("ports")) == R"([{"port":81}])");
 }
+
+TEST_CASE("apply rejects managedFields in the configuration and a wrong apiVersion (400)") {
+    auto live = created(deploy_replicas_1, "kubectl-create");
+    auto r = server_side_apply(live, o(R"({"apiVersion":"apps/v1","kind":"Deployment","metadata":{"managedFields":[]}})"),
+                               apply_options{"m", false, at(1)});
+    REQUIRE_FALSE(r.has_value());
+    CHECK(r.error().api_status()->code == 400);
+    CHECK(r.error().api_status()->message == "metadata.managedFields must be nil");
+    r = server_side_apply(live, o(R"({"apiVersion":"apps/v1beta1","kind":"Deployment"})"), apply_options{"m", false, at(1)});
+    REQUIRE_FALSE(r.has_value());
+    CHECK(r.error().api_status()->code == 400);
+    CHECK(r.error().api_status()->message ==
+          "Incorrect version specified in apply patch. Specified patch version: apps/v1beta1, expected: apps/v1");
+}
