@@ -245,3 +245,66 @@ TEST_CASE("a JSON kubeconfig is accepted") {
     CHECK(r->cluster.insecure_skip_tls_verify);
     CHECK(r->context.ns == "ns");
 }
+
+TEST_CASE("minikube and GKE kubeconfigs as their tools write them") {
+    auto mk = parse_ok("/home/u/.kube/config", R"(apiVersion: v1
+clusters:
+- cluster:
+    certificate-authority: /home/u/.minikube/ca.crt
+    extensions:
+    - extension:
+        last-update: Mon, 01 Jan 2024 10:00:00 UTC
+        provider: minikube.sigs.k8s.io
+        version: v1.32.0
+      name: cluster_info
+    server: https://192.168.49.2:8443
+  name: minikube
+- cluster:
+    certificate-authority-data: Q0E=
+    server: https://34.1.2.3
+  name: gke_proj_europe-west1_c1
+contexts:
+- context:
+    cluster: minikube
+    extensions:
+    - extension:
+        provider: minikube.sigs.k8s.io
+      name: context_info
+    namespace: default
+    user: minikube
+  name: minikube
+- context:
+    cluster: gke_proj_europe-west1_c1
+    user: gke_proj_europe-west1_c1
+  name: gke_proj_europe-west1_c1
+current-context: minikube
+kind: Config
+preferences: {}
+users:
+- name: minikube
+  user:
+    client-certificate: /home/u/.minikube/profiles/minikube/client.crt
+    client-key: /home/u/.minikube/profiles/minikube/client.key
+- name: gke_proj_europe-west1_c1
+  user:
+    exec:
+      apiVersion: client.authentication.k8s.io/v1beta1
+      command: gke-gcloud-auth-plugin
+      installHint: Install gke-gcloud-auth-plugin for use with kubectl by following
+        https://cloud.google.com/kubernetes-engine/docs/how-to/cluster-access-for-kubectl#install_plugin
+      provideClusterInfo: true
+)");
+    auto m = resolve_kubeconfig(mk, "");
+    REQUIRE(m.has_value());
+    CHECK(m->cluster.certificate_authority == "/home/u/.minikube/ca.crt");
+    CHECK(m->user.client_key == "/home/u/.minikube/profiles/minikube/client.key");
+    auto g = resolve_kubeconfig(mk, "gke_proj_europe-west1_c1");
+    REQUIRE(g.has_value());
+    CHECK(g->cluster.certificate_authority_data == "CA");
+    REQUIRE(g->user.exec.has_value());
+    CHECK(g->user.exec->command == "gke-gcloud-auth-plugin");
+    CHECK(g->user.exec->install_hint ==
+          "Install gke-gcloud-auth-plugin for use with kubectl by following "
+          "https://cloud.google.com/kubernetes-engine/docs/how-to/cluster-access-for-kubectl#install_plugin");
+    CHECK(g->user.exec->provide_cluster_info);
+}

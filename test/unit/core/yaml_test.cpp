@@ -231,3 +231,47 @@ TEST_CASE("plain_scalars_as_strings keeps the text of typed-looking scalars") {
     REQUIRE(r.has_value());
     CHECK(*r == json::parse(R"({"a":"0123","b":"true","c":null,"d":"1.50","e":["0x1","q"]})"));
 }
+
+TEST_CASE("a multi-document manifest as kubectl apply -f reads it") {
+    auto docs = parse_yaml_documents(R"(# leading comment
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: cfg
+  labels: {app: demo}
+data:
+  script.sh: |
+    #!/bin/sh
+    echo "a: b"   # not a comment
+
+    exit 0
+  key: "value: with colon"
+---
+apiVersion: apps/v1
+kind: Deployment
+spec:
+  template:
+    spec:
+      containers:
+        - name: app
+          image: nginx:1.25
+          command: ["sh", "-c"]
+          env:
+          - name: A
+            value: "1"
+          ports:
+            - containerPort: 8080
+              protocol: TCP
+      volumes: []
+)");
+    REQUIRE_MESSAGE(docs.has_value(), (docs ? std::string() : docs.error().message()));
+    REQUIRE(docs->size() == 2);
+    CHECK((*docs)[0].at("data").at("script.sh") == "#!/bin/sh\necho \"a: b\"   # not a comment\n\nexit 0\n");
+    CHECK((*docs)[0].at("data").at("key") == "value: with colon");
+    const auto& c = (*docs)[1].at("spec").at("template").at("spec").at("containers").at(0);
+    CHECK(c.at("image") == "nginx:1.25");
+    CHECK(c.at("command") == json::parse(R"(["sh","-c"])"));
+    CHECK(c.at("env").at(0).at("value") == "1");
+    CHECK(c.at("ports") == json::parse(R"([{"containerPort":8080,"protocol":"TCP"}])"));
+    CHECK((*docs)[1].at("spec").at("template").at("spec").at("volumes").as_array().empty());
+}
