@@ -252,6 +252,8 @@ std::optional<error> check_namespace(const object_store::impl& im, const resourc
     return std::nullopt;
 }
 
+bool finalized(const resource_def& def, const json::object& obj);
+
 bool tracks_generation(const resource_def& def) {
     // Kinds whose strategies maintain metadata.generation (configmaps,
     // secrets, services... have none in kube-apiserver).
@@ -559,8 +561,7 @@ result<json::object> object_store::impl::do_update(const request_context& ctx, c
     if (ctx.dry_run) return next;
     // Removing the last finalizer of a deleting object deletes it
     // (shouldDeleteDuringUpdate): the DELETED event carries the stored state.
-    if (is_being_deleted(next) && finalizers_of(next).empty() &&
-        !(def.gvr.resource == "namespaces" && def.gvr.group.empty())) {
+    if (finalized(def, next)) {
         auto gone = commit_delete(def, old);
         return *present(gone, def);
     }
@@ -571,18 +572,26 @@ result<json::object> object_store::impl::do_update(const request_context& ctx, c
     return *present(stored, def);
 }
 
-void object_store::impl::controller_write(const resource_def& def, json::object obj, const object_ptr& previous) {
-    if (obj == *previous) return;
-    if (is_being_deleted(obj) && finalizers_of(obj).empty()) {
-        bool ns_pending = def.gvr.resource == "namespaces" && def.gvr.group.empty() &&
-                          find_path(obj, {"spec", "finalizers"}) &&
-                          !find_path(obj, {"spec", "finalizers"})->as_array().empty();
-        if (!ns_pending) {
-            commit_delete(def, previous);
-            return;
-        }
+namespace {
+// Deleting and no finalizer left (for a namespace: none in spec either).
+bool finalized(const resource_def& def, const json::object& obj) {
+    if (!is_being_deleted(obj) || !finalizers_of(obj).empty()) return false;
+    if (def.gvr.resource == "namespaces" && def.gvr.group.empty()) {
+        const auto* spec_fin = find_path(obj, {"spec", "finalizers"});
+        return !spec_fin || !spec_fin->is_array() || spec_fin->as_array().empty();
     }
+    return true;
+}
+} // namespace
+
+bool object_store::impl::controller_write(const resource_def& def, json::object obj, const object_ptr& previous) {
+    if (finalized(def, obj)) {
+        commit_delete(def, previous);
+        return true;
+    }
+    if (obj == *previous) return false;
     commit(def, event_type::modified, std::move(obj), previous);
+    return true;
 }
 
 } // namespace kcoro::apiserver

@@ -99,8 +99,7 @@ bool object_store::gc_step(wall_time now) {
             if (auto* spec = next.if_contains("spec"); spec && spec->is_object()) {
                 spec->as_object().erase("finalizers");
             }
-            im.controller_write(*l.def, std::move(next), l.obj);
-            changed = true;
+            changed |= im.controller_write(*l.def, std::move(next), l.obj);
         }
     }
 
@@ -122,8 +121,7 @@ bool object_store::gc_step(wall_time now) {
             registry_.remove_crd(crd);
             json::object next = *l.obj;
             remove_finalizer(next, crd_cleanup_finalizer);
-            im.controller_write(*l.def, std::move(next), l.obj);
-            changed = true;
+            changed |= im.controller_write(*l.def, std::move(next), l.obj);
         }
     }
 
@@ -150,15 +148,13 @@ bool object_store::gc_step(wall_time now) {
         }
         if (!orphaned.empty()) {
             if (still_same(l)) {
-                im.controller_write(*l.def, without_owner_refs(*l.obj, orphaned), l.obj);
-                changed = true;
+                changed |= im.controller_write(*l.def, without_owner_refs(*l.obj, orphaned), l.obj);
             }
         } else if (dangling.size() == refs.size()) {
             if (!is_being_deleted(*l.obj)) delete_now(l, std::nullopt);
         } else if (!dangling.empty()) {
             if (still_same(l)) {
-                im.controller_write(*l.def, without_owner_refs(*l.obj, dangling), l.obj);
-                changed = true;
+                changed |= im.controller_write(*l.def, without_owner_refs(*l.obj, dangling), l.obj);
             }
         } else if (owner_foreground && !is_being_deleted(*l.obj)) {
             delete_now(l, propagation::foreground);
@@ -175,8 +171,7 @@ bool object_store::gc_step(wall_time now) {
             edit |= remove_finalizer(next, foreground_finalizer);
         }
         if (edit && still_same(l)) {
-            im.controller_write(*l.def, std::move(next), l.obj);
-            changed = true;
+            changed |= im.controller_write(*l.def, std::move(next), l.obj);
         }
     }
     return changed;
@@ -241,8 +236,7 @@ bool object_store::simulate_step(wall_time now) {
         }
         json::object next = *obj;
         next["status"] = std::move(status);
-        im.controller_write(*def, std::move(next), obj);
-        changed = true;
+        changed |= im.controller_write(*def, std::move(next), obj);
     }
     return changed;
 }

@@ -76,7 +76,8 @@ public:
                                     std::string_view name, const delete_options& options);
     /// Writes a controller's change to an existing object (no validation of
     /// the user kind): bumps the revision, handles "last finalizer removed".
-    void controller_write(const resource_def& def, boost::json::object obj, const object_ptr& previous);
+    /// Returns false when `obj` equals `previous` (nothing written).
+    bool controller_write(const resource_def& def, boost::json::object obj, const object_ptr& previous);
 
     // Service cluster IPs.
     std::string allocate_ip();

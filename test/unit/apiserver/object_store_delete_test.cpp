@@ -274,3 +274,20 @@ TEST_CASE("the system namespaces may not be deleted") {
         CHECK(status_message(r.error()) == "namespaces \"" + std::string(ns) + "\" is forbidden: this namespace may not be deleted");
     }
 }
+
+TEST_CASE("gc_step settles (returns false) when only a user finalizer holds a namespace") {
+    object_store s;
+    REQUIRE(s.create(ctx_at(), resources::namespaces(), "",
+                     obj(R"({"metadata":{"name":"held","finalizers":["example.com/hold"]}})")));
+    REQUIRE(s.remove(ctx_at(), resources::namespaces(), "", "held"));
+    CHECK(settle(s) < 50);
+    CHECK_FALSE(s.gc_step(t0()));
+    auto ns = s.get(resources::namespaces(), "", "held");
+    REQUIRE(ns);
+    CHECK(find_path(*ns, {"spec", "finalizers"}) == nullptr);
+    auto cur = *ns;
+    remove_finalizer(cur, "example.com/hold");
+    REQUIRE(s.update(ctx_at(), resources::namespaces(), "", "held", cur));
+    settle(s);
+    CHECK(is_not_found(s.get(resources::namespaces(), "", "held").error()));
+}
