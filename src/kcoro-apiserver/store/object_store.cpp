@@ -157,7 +157,8 @@ object_ptr object_store::impl::commit(const resource_def& def, event_type type, 
     auto ptr = std::make_shared<const json::object>(std::move(obj));
     auto key = key_of(*ptr);
     bucket(def)[key] = ptr;
-    history.push_back({rev, type, bucket_of(def), key, ptr, std::move(previous)});
+    const auto* prev_labels = previous ? labels_of(*previous) : nullptr;
+    history.push_back({rev, type, bucket_of(def), key, ptr, std::move(previous), labels_of(*ptr), prev_labels});
     trim_history();
     if (owner.commit_hook_) owner.commit_hook_(rev);
     return ptr;
@@ -176,7 +177,7 @@ object_ptr object_store::impl::commit_delete(const resource_def& def, const obje
         }
     }
     spec_changed_at.erase(std::string(uid_of(*last)));
-    history.push_back({rev, event_type::deleted, bucket_of(def), key, ptr, last});
+    history.push_back({rev, event_type::deleted, bucket_of(def), key, ptr, last, labels_of(*ptr), labels_of(*last)});
     trim_history();
     if (owner.commit_hook_) owner.commit_hook_(rev);
     return ptr;

@@ -21,6 +21,10 @@ struct history_record {
     object_key key;
     object_ptr object;    // state after (DELETED: final state at this revision)
     object_ptr previous;  // state before (nullptr for ADDED)
+    // metadata.labels of both states, looked up once at commit: watch
+    // filtering reads them for every watcher (the objects are immutable).
+    const boost::json::object* labels = nullptr;
+    const boost::json::object* previous_labels = nullptr;
 };
 
 using bucket_map = std::map<object_key, object_ptr>;

@@ -167,11 +167,16 @@ result<std::vector<watch_event>> object_store::events_since(revision_t after, co
     auto bucket_name = impl::bucket_of(*def);
     auto first = std::partition_point(im.history.begin(), im.history.end(),
                                       [&](const history_record& r) { return r.revision <= after; });
+    bool by_ns = def->namespaced && !filter.ns.empty();
+    auto passes = [&](const object_ptr& obj, const json::object* labels) {
+        return filter.labels.matches(labels) && (filter.fields.empty() || filter.fields.matches(*obj));
+    };
     for (auto it = first; it != im.history.end(); ++it) {
         if (it->bucket != bucket_name) continue;
+        if (by_ns && it->key.ns != filter.ns) continue;  // same key before and after
         // cacheWatcher.convertToWatchEvent: compare the filter on both states.
-        bool now_matches = it->type != event_type::deleted && selected(filter, *def, *it->object);
-        bool was_matching = it->previous && selected(filter, *def, *it->previous);
+        bool now_matches = it->type != event_type::deleted && passes(it->object, it->labels);
+        bool was_matching = it->previous && passes(it->previous, it->previous_labels);
         if (it->type == event_type::deleted) {
             if (!was_matching) continue;
             out.push_back({event_type::deleted, it->revision, impl::present(it->object, *def)});
