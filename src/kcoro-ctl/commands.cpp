@@ -14,6 +14,9 @@ namespace kcoro::ctl {
 namespace asio = boost::asio;
 namespace json = boost::json;
 
+// Every co_await below passes named arguments: g++ 12 destroys default-argument
+// and braced temporaries of a co_await operand twice (TOOLCHAIN.md pitfall 1).
+
 namespace {
 
 std::string lower(std::string_view s) {
@@ -66,15 +69,19 @@ asio::awaitable<int> from_file(const ctl_args& a, client::client& c, std::ostrea
         result<object_ptr> r = error(kcoro_errc::invalid_argument, "unreachable");
         const char* done = "";
         if (a.cmd == command::create) {
-            r = co_await c.create(info->gvr, ns, obj);
+            create_options co;
+            r = co_await c.create(info->gvr, ns, obj, co);
             done = "created";
         } else if (a.cmd == command::apply) {
             json::object copy = obj;
             if (info->namespaced) set_namespace(copy, ns);
-            r = co_await c.apply(info->gvr, copy, "kcoro-ctl", a.force_conflicts);
+            std::string manager = "kcoro-ctl";
+            r = co_await c.apply(info->gvr, copy, manager, a.force_conflicts);
             done = "serverside-applied";
         } else {
-            r = co_await c.remove(info->gvr, {ns, std::string(name_of(obj))});
+            object_key key{ns, std::string(name_of(obj))};
+            delete_options d;
+            r = co_await c.remove(info->gvr, key, d);
             done = "deleted";
         }
         if (!r) {
@@ -128,7 +135,8 @@ asio::awaitable<int> run_command(const ctl_args& a, client::client& c, std::ostr
     object_key key{ns, a.name};
     switch (a.cmd) {
     case command::get: {
-        auto r = co_await c.get(info->gvr, key);
+        get_options o;
+        auto r = co_await c.get(info->gvr, key, o);
         if (!r) co_return report(err, r.error());
         print_object(out, a, *info, **r);
         co_return 0;
@@ -136,7 +144,8 @@ asio::awaitable<int> run_command(const ctl_args& a, client::client& c, std::ostr
     case command::list: {
         list_options o;
         o.label_selector = a.selector;
-        auto r = co_await c.list_all(info->gvr, a.all_namespaces ? "" : ns, o);
+        std::string scope = a.all_namespaces ? std::string() : ns;
+        auto r = co_await c.list_all(info->gvr, scope, o);
         if (!r) co_return report(err, r.error());
         if (a.output_json) {
             json::array items;
@@ -155,7 +164,8 @@ asio::awaitable<int> run_command(const ctl_args& a, client::client& c, std::ostr
         o.label_selector = a.selector;
         o.resource_version = a.resource_version;
         if (!a.name.empty()) o.field_selector = "metadata.name=" + a.name;
-        auto w = co_await c.watch(info->gvr, a.all_namespaces ? "" : ns, o);
+        std::string scope = a.all_namespaces ? std::string() : ns;
+        auto w = co_await c.watch(info->gvr, scope, o);
         if (!w) co_return report(err, w.error());
         for (;;) {
             auto ev = co_await w->next();
@@ -183,7 +193,8 @@ asio::awaitable<int> run_command(const ctl_args& a, client::client& c, std::ostr
         co_return 0;
     }
     case command::remove: {
-        auto r = co_await c.remove(info->gvr, key);
+        delete_options o;
+        auto r = co_await c.remove(info->gvr, key, o);
         if (!r) co_return report(err, r.error());
         out << lower(info->kind) << "/" << a.name << " deleted\n";
         co_return 0;

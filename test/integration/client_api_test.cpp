@@ -56,6 +56,13 @@ std::string status(int code, std::string reason) {
 
 const auto configmaps = kcoro::resources::configmaps();
 
+struct attempts_seen final : kcoro::request_metrics {
+    std::vector<std::string> codes;
+    void observe(std::string_view, std::string_view, std::string_view, std::string_view code, double) override {
+        codes.emplace_back(code);
+    }
+};
+
 } // namespace
 
 TEST_CASE("get answers the object; a missing object is NotFound") {
@@ -164,9 +171,15 @@ TEST_CASE("429 with Retry-After is retried after sleeping on the clock; 503 with
     busy.answer.headers = {{"Retry-After", "2"}};
     step down = expect("GET", "/api/v1/namespaces/default/configmaps/b", status(503, "ServiceUnavailable"), 503);
     scripted_server srv(ioc, {busy, expect("GET", "/api/v1/namespaces/default/configmaps/a", cm("a")), down});
-    auto c = make(clk, srv);
-    auto out = kcoro::test::start(ioc, c->get(configmaps, {"default", "a"}));
-    REQUIRE(kcoro::test::run_until(ioc, [&] { return srv.requests().size() == 1 && clk.sleepers() == 1; }));
+    attempts_seen m;
+    kcoro::client::client_options o;
+    o.metrics = &m;
+    auto c = make(clk, srv, o);
+    kcoro::object_key key{"default", "a"};
+    auto out = kcoro::test::start(ioc, c->get(configmaps, key));
+    // The first attempt is over (its deadline timer gone) and the client sleeps out Retry-After.
+    REQUIRE(kcoro::test::run_until(ioc, [&] { return m.codes.size() == 1 && clk.sleepers() == 1; }));
+    CHECK(m.codes[0] == "429");
     clk.advance(1s);
     ioc.poll();
     CHECK(srv.requests().size() == 1);  // still waiting out Retry-After
@@ -194,7 +207,8 @@ TEST_CASE("the optional QPS limiter spaces requests on the clock") {
     auto first = run(ioc, c->get(configmaps, {"default", "a"}));
     REQUIRE(first.has_value());
     CHECK(first->has_value());
-    auto second = kcoro::test::start(ioc, c->get(configmaps, {"default", "a"}));
+    kcoro::object_key key{"default", "a"};
+    auto second = kcoro::test::start(ioc, c->get(configmaps, key));
     REQUIRE(kcoro::test::run_until(ioc, [&] { return clk.sleepers() == 1; }));
     CHECK(srv.requests().size() == 1);
     clk.advance(1s);
