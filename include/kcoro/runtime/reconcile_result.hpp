@@ -61,6 +61,7 @@ struct reconcile_decision {
     friend bool operator==(const reconcile_decision&, const reconcile_decision&) = default;
 };
 
+std::ostream& operator<<(std::ostream& os, const reconcile_result& r);
 std::ostream& operator<<(std::ostream& os, queue_op op);
 std::ostream& operator<<(std::ostream& os, const reconcile_decision& d);
 

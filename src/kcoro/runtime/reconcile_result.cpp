@@ -74,6 +74,16 @@ std::ostream& operator<<(std::ostream& os, queue_op op) {
     return os << "?";
 }
 
+std::ostream& operator<<(std::ostream& os, const reconcile_result& r) {
+    if (r.is_zero()) {
+        return os << "success";
+    }
+    if (r.requeue_after.count() > 0) {
+        return os << "requeue_after(" << std::chrono::duration<double>(r.requeue_after).count() << "s)";
+    }
+    return os << "requeue";
+}
+
 std::ostream& operator<<(std::ostream& os, const reconcile_decision& d) {
     os << "{op=" << d.op;
     if (d.op == queue_op::forget_then_add_after) {

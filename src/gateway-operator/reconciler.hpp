@@ -1,0 +1,87 @@
+// The GatewayInstance reconciler: one pass from current facts (docs/operator.md).
+//
+//   1. read the instance; NotFound ends the pass successfully
+//   2. deleting: delete the registration if it carries this uid, remove only
+//      our finalizer, never create or repair children (the garbage collector
+//      removes the Deployment and the Service)
+//   3. not deleting: persist the finalizer before anything external exists
+//   4. ensure the registration ConfigMap (by uid-derived name + uid label)
+//   5. ensure the Deployment and the Service (by name + controller owner uid);
+//      someone else's object is never adopted or overwritten: NameConflict
+//   6. write the status only when it differs; requeue while the Deployment
+//      rolls out, recheck periodically once converged
+//
+// Every write is recognisable on the next pass, so a pass cut short at any
+// point (crash, lost response, Forbidden) resumes without rollback.
+//
+// Lifetime: borrows the client, clock and logger, which must outlive it.
+// Thread safety: one io_context; concurrent passes for different keys are fine.
+#pragma once
+
+#include "gateway_instance.hpp"
+#include "instance_status.hpp"
+
+#include <kcoro/client/client.hpp>
+#include <kcoro/core/log.hpp>
+#include <kcoro/io/clock.hpp>
+#include <kcoro/runtime/reconcile_result.hpp>
+
+#include <boost/asio/awaitable.hpp>
+
+#include <chrono>
+#include <functional>
+#include <string>
+
+namespace gateway {
+
+struct reconciler_options {
+    std::string registry_namespace = "kcoro-system";
+    /// Requeue while the Deployment rolls out (never block waiting).
+    std::chrono::nanoseconds rollout_poll = std::chrono::seconds(5);
+    /// Periodic recheck once converged (children are also watched).
+    std::chrono::nanoseconds recheck = std::chrono::minutes(10);
+    std::string field_manager = "gateway-operator";
+};
+
+/// Something worth an Event on the instance (reason, note, Normal/Warning).
+struct gateway_event {
+    std::string type;    // "Normal" | "Warning"
+    std::string reason;  // "CreatedDeployment", "NameConflict", ...
+    std::string action;  // "Create", "Patch", "Delete", "Reconcile"
+    std::string note;
+};
+
+class reconciler {
+public:
+    reconciler(kcoro::client::client& client, kcoro::io::clock& clock, reconciler_options opts,
+               kcoro::logger log = {});
+
+    /// Called for every event-worthy step; optional (the manager wires the recorder).
+    void on_event(std::function<void(const boost::json::object& instance, const gateway_event&)> f) {
+        on_event_ = std::move(f);
+    }
+
+    /// One pass. Errors: retryable ones are returned as errors (rate-limited
+    /// requeue); an invalid spec is a terminal error (kcoro_errc::terminal).
+    boost::asio::awaitable<kcoro::result<kcoro::runtime::reconcile_result>> reconcile(const kcoro::object_key& key);
+
+    const reconciler_options& options() const noexcept { return opts_; }
+
+private:
+    struct pass;
+    boost::asio::awaitable<kcoro::result<kcoro::runtime::reconcile_result>> finalize(pass& p);
+    boost::asio::awaitable<kcoro::result<void>> ensure_finalizer(pass& p);
+    boost::asio::awaitable<kcoro::result<void>> ensure_registration(pass& p);
+    boost::asio::awaitable<kcoro::result<void>> ensure_child(pass& p, bool deployment);
+    boost::asio::awaitable<kcoro::result<kcoro::runtime::reconcile_result>> write_status(pass& p);
+    void event(const pass& p, std::string_view type, std::string_view reason, std::string_view action,
+               std::string note) const;
+
+    kcoro::client::client& client_;
+    kcoro::io::clock& clock_;
+    reconciler_options opts_;
+    kcoro::logger log_;
+    std::function<void(const boost::json::object&, const gateway_event&)> on_event_;
+};
+
+} // namespace gateway

@@ -1,0 +1,354 @@
+// gateway-operator's scenarios (issue 6) against kcoro-apiserver in process,
+// driving reconcile passes directly as the reference's R1..R4 sequence does.
+// Assertions are on the server's final state and on the number of writes.
+#include "reconciler.hpp"
+
+#include "desired_state.hpp"
+#include "server.hpp"
+
+#include <kcoro/client/client.hpp>
+#include <kcoro/core/json_patch.hpp>
+#include <kcoro/core/object.hpp>
+#include <kcoro/core/yaml.hpp>
+#include <kcoro/io/clock.hpp>
+#include <kcoro/runtime/conditions.hpp>
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
+#include <doctest/doctest.h>
+
+#include <fstream>
+#include <sstream>
+
+namespace asio = boost::asio;
+namespace json = boost::json;
+using namespace std::chrono_literals;
+using kcoro::object_key;
+
+namespace {
+
+std::string read_file(const std::string& path) {
+    std::ifstream in(path);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+// Counts the writes the operator's client sends (every attempt).
+struct write_counter final : kcoro::request_metrics {
+    int writes = 0;
+    std::vector<std::string> log;
+    void observe(std::string_view, std::string_view method, std::string_view, std::string_view code,
+                 double) override {
+        if (method == "POST" || method == "PUT" || method == "PATCH" || method == "DELETE") {
+            ++writes;
+            log.push_back(std::string(method) + " " + std::string(code));
+        }
+    }
+};
+
+struct harness {
+    asio::io_context ioc;
+    kcoro::io::system_clock clk;
+    kcoro::apiserver::server srv;
+    std::unique_ptr<kcoro::client::client> admin;  // the test's own client (not counted)
+    write_counter counter;
+    std::unique_ptr<kcoro::client::client> op;     // the operator's client
+    std::unique_ptr<gateway::reconciler> rec;
+
+    static kcoro::apiserver::server_options options() {
+        kcoro::apiserver::server_options o;
+        o.store.simulate_workloads = true;
+        o.store.simulate_delay = 0ms;
+        o.gc_interval = 20ms;
+        o.simulate_interval = 20ms;
+        return o;
+    }
+
+    harness() : srv(ioc.get_executor(), clk, options()) {
+        REQUIRE(srv.start());
+        kcoro::client::client_config cfg;
+        cfg.server = srv.url();
+        admin = kcoro::client::client::create(cfg, clk).value();
+        kcoro::client::client_options oo;
+        oo.metrics = &counter;
+        op = kcoro::client::client::create(cfg, clk, oo).value();
+        rec = std::make_unique<gateway::reconciler>(*op, clk, gateway::reconciler_options{});
+        auto crd = kcoro::parse_yaml(read_file(KCORO_SOURCE_DIR "/deploy/crd/gateway.kcoro.dev_gatewayinstances.yaml"));
+        REQUIRE(crd);
+        auto created = run(admin->create(kcoro::resources::customresourcedefinitions(), "", crd->as_object()));
+        REQUIRE_MESSAGE(created, (created ? "" : created.error().message()));
+    }
+    ~harness() { srv.stop(0ms); }
+
+    // Runs `aw` to completion on the io_context (the server runs alongside).
+    template <class T>
+    T run(asio::awaitable<T> aw) {
+        std::optional<T> out;
+        asio::co_spawn(ioc, std::move(aw), [&](std::exception_ptr e, T v) {
+            if (e) std::rethrow_exception(e);
+            out.emplace(std::move(v));
+        });
+        for (int i = 0; i < 2000 && !out; ++i) {
+            ioc.run_one_for(10ms);
+        }
+        REQUIRE(out.has_value());
+        return std::move(*out);
+    }
+
+    // Waits (bounded) for a condition on the server's state.
+    template <class Pred>
+    bool wait_for(Pred pred, std::chrono::milliseconds bound = 5s) {
+        auto until = std::chrono::steady_clock::now() + bound;
+        while (std::chrono::steady_clock::now() < until) {
+            if (pred()) return true;
+            ioc.run_one_for(10ms);
+        }
+        return pred();
+    }
+
+    kcoro::result<kcoro::runtime::reconcile_result> pass(const object_key& key) { return run(rec->reconcile(key)); }
+
+    kcoro::result<kcoro::object_ptr> get(const kcoro::group_version_resource& gvr, const object_key& key) {
+        return run(admin->get(gvr, key));
+    }
+
+    int writes_of_pass(const object_key& key) {
+        int before = counter.writes;
+        auto r = pass(key);
+        CHECK_MESSAGE(r.has_value(), (r ? "" : r.error().message()));
+        return counter.writes - before;
+    }
+
+    kcoro::object_ptr create_instance(std::string_view name, std::string_view spec = R"({"image":"nginx:1.27","replicas":2})") {
+        auto obj = json::parse(std::string(R"({"apiVersion":"gateway.kcoro.dev/v1alpha1","kind":"GatewayInstance",
+          "metadata":{"name":")") + std::string(name) + R"(","namespace":"default"},"spec":)" + std::string(spec) + "}");
+        auto r = run(admin->create(gateway::gateway_instances(), "default", obj.as_object()));
+        REQUIRE_MESSAGE(r, (r ? "" : r.error().message()));
+        return *r;
+    }
+
+    bool deployment_available(const object_key& key) {
+        auto d = get(kcoro::resources::deployments(), key);
+        return d && gateway::deployment_available(**d);
+    }
+
+    // Passes until the instance reports Ready=True (bounded).
+    void converge(const object_key& key) {
+        for (int i = 0; i < 20; ++i) {
+            auto r = pass(key);
+            REQUIRE_MESSAGE(r, (r ? "" : r.error().message()));
+            auto gi = get(gateway::gateway_instances(), key);
+            REQUIRE(gi);
+            if (auto* c = kcoro::runtime::conditions_of(**gi); c && kcoro::runtime::is_condition_true(*c, "Ready")) {
+                return;
+            }
+            wait_for([&] { return deployment_available(key); });
+        }
+        FAIL("instance never became Ready");
+    }
+
+    std::size_t registrations() {
+        auto l = run(admin->list(kcoro::resources::configmaps(), "kcoro-system",
+                                 kcoro::list_options{.label_selector = std::string(gateway::uid_label)}));
+        REQUIRE(l);
+        return l->items.size();
+    }
+};
+
+const object_key key{"default", "demo"};
+
+std::string condition_reason(const json::object& gi, std::string_view type) {
+    const auto* cs = kcoro::runtime::conditions_of(gi);
+    if (!cs) return "";
+    const auto* c = kcoro::runtime::find_condition(*cs, type);
+    return c ? std::string(c->at("status").as_string()) + "/" + std::string(c->at("reason").as_string()) : "";
+}
+
+} // namespace
+
+TEST_CASE("create converges to Ready; a second pass and a resync write nothing") {
+    harness h;
+    auto gi = h.create_instance("demo");
+    h.converge(key);
+    auto now = h.get(gateway::gateway_instances(), key).value();
+    CHECK(kcoro::has_finalizer(*now, gateway::finalizer));
+    CHECK(condition_reason(*now, "Ready") == "True/Reconciled");
+    CHECK(condition_reason(*now, "Registered") == "True/Reconciled");
+    CHECK(condition_reason(*now, "Degraded") == "False/Reconciled");
+    CHECK(now->at("status").at("endpoint") == "demo.default.svc:8080");
+    CHECK(now->at("status").at("observedGeneration") == kcoro::generation_of(*now));
+    auto reg = h.get(kcoro::resources::configmaps(), {"kcoro-system", gateway::registration_name(kcoro::uid_of(*gi))});
+    REQUIRE(reg);
+    CHECK(kcoro::owner_references_of(**reg).empty());
+    CHECK(h.registrations() == 1);
+    auto svc = h.get(kcoro::resources::services(), key).value();
+    CHECK(kcoro::is_controlled_by(*svc, kcoro::uid_of(*gi)));
+
+    CHECK(h.writes_of_pass(key) == 0);
+    CHECK(h.writes_of_pass(key) == 0);  // a resync is one more pass
+    CHECK(h.get(gateway::gateway_instances(), key).value()->at("metadata").at("resourceVersion") ==
+          now->at("metadata").at("resourceVersion"));
+}
+
+TEST_CASE("drift is repaired: replicas restored, Service and registration recreated") {
+    harness h;
+    auto gi = h.create_instance("demo");
+    h.converge(key);
+
+    auto patched = h.run(h.admin->patch(kcoro::resources::deployments(), key, R"({"spec":{"replicas":7}})",
+                                        kcoro::patch_options{.type = kcoro::patch_type::merge}));
+    REQUIRE(patched);
+    CHECK(h.writes_of_pass(key) >= 1);
+    CHECK(h.get(kcoro::resources::deployments(), key).value()->at("spec").at("replicas") == 2);
+
+    REQUIRE(h.run(h.admin->remove(kcoro::resources::services(), key)));
+    CHECK(h.writes_of_pass(key) >= 1);
+    CHECK(h.get(kcoro::resources::services(), key));
+
+    object_key reg{"kcoro-system", gateway::registration_name(kcoro::uid_of(*gi))};
+    REQUIRE(h.run(h.admin->remove(kcoro::resources::configmaps(), reg)));
+    CHECK(h.writes_of_pass(key) >= 1);
+    CHECK(h.get(kcoro::resources::configmaps(), reg));
+    CHECK(h.registrations() == 1);
+    h.converge(key);
+    CHECK(h.writes_of_pass(key) == 0);
+}
+
+TEST_CASE("the reference's worked case: Service creation Forbidden, then permission restored") {
+    harness h;
+    auto gi = h.create_instance("demo");
+    kcoro::apiserver::http::fault_rule deny;
+    deny.verb = "create";
+    deny.resource = "services";
+    deny.count = 0;  // until cleared
+    deny.code = 403;
+    deny.message = "services is forbidden: User \"system:serviceaccount:kcoro-system:gateway-operator\" cannot "
+                   "create resource \"services\" in API group \"\" in the namespace \"default\"";
+    h.srv.faults().add(deny);
+
+    auto r = h.pass(key);
+    REQUIRE_FALSE(r);
+    CHECK(kcoro::is_forbidden(r.error()));
+    auto now = h.get(gateway::gateway_instances(), key).value();
+    CHECK(kcoro::has_finalizer(*now, gateway::finalizer));
+    CHECK(condition_reason(*now, "Degraded") == "True/Forbidden");
+    CHECK(condition_reason(*now, "Ready") == "False/Forbidden");
+    CHECK(h.registrations() == 1);
+    CHECK(h.get(kcoro::resources::deployments(), key));   // kept, not rolled back
+    CHECK_FALSE(h.get(kcoro::resources::services(), key));
+
+    h.srv.faults().clear();
+    h.converge(key);
+    CHECK(h.get(kcoro::resources::services(), key));
+    now = h.get(gateway::gateway_instances(), key).value();
+    CHECK(condition_reason(*now, "Degraded") == "False/Reconciled");
+}
+
+TEST_CASE("killed between registration and status: exactly one registration after restart") {
+    harness h;
+    h.create_instance("demo");
+    // The status write fails as if the process died right before it.
+    kcoro::apiserver::http::fault_rule crash;
+    crash.verb = "update";
+    crash.resource = "gatewayinstances";
+    crash.count = 1;
+    crash.code = 500;
+    h.srv.faults().add(crash);
+    CHECK_FALSE(h.pass(key));
+    CHECK(h.registrations() == 1);
+    // A fresh reconciler: no memory of the first pass.
+    h.rec = std::make_unique<gateway::reconciler>(*h.op, h.clk, gateway::reconciler_options{});
+    h.converge(key);
+    CHECK(h.registrations() == 1);
+}
+
+TEST_CASE("lost acknowledgement on Deployment create: no duplicate, no error loop") {
+    harness h;
+    h.create_instance("demo");
+    kcoro::apiserver::http::fault_rule lost;
+    lost.action = kcoro::apiserver::http::fault_action::drop_after_commit;
+    lost.verb = "create";
+    lost.resource = "deployments";
+    lost.count = 1;
+    h.srv.faults().add(lost);
+    // The response is lost after the commit. Whether the pass then fails or
+    // the transport's replay meets AlreadyExists and reads the object back,
+    // the next passes must find it by name + owner and never duplicate it.
+    (void)h.pass(key);
+    CHECK_FALSE(h.srv.faults().entries().empty());       // the fault fired
+    CHECK(h.get(kcoro::resources::deployments(), key));  // and the write committed
+    h.converge(key);
+    auto l = h.run(h.admin->list(kcoro::resources::deployments(), "default"));
+    REQUIRE(l);
+    CHECK(l->items.size() == 1);
+    CHECK(h.writes_of_pass(key) == 0);
+}
+
+TEST_CASE("delete while the Service was removed by hand: deletion completes, nothing recreated") {
+    harness h;
+    auto gi = h.create_instance("demo");
+    h.converge(key);
+    REQUIRE(h.run(h.admin->remove(gateway::gateway_instances(), key)));
+    REQUIRE(h.run(h.admin->remove(kcoro::resources::services(), key)));
+    auto r = h.pass(key);
+    REQUIRE(r);
+    CHECK(h.registrations() == 0);
+    CHECK_FALSE(h.get(kcoro::resources::services(), key));
+    CHECK(h.wait_for([&] { return !h.get(gateway::gateway_instances(), key); }));
+    CHECK(h.wait_for([&] { return !h.get(kcoro::resources::deployments(), key); }));  // garbage collected
+    CHECK(h.writes_of_pass(key) == 0);  // NotFound ends the pass
+}
+
+TEST_CASE("delete and recreate with the same name: old registration cleaned, a new one exists") {
+    harness h;
+    auto old = h.create_instance("demo");
+    h.converge(key);
+    REQUIRE(h.run(h.admin->remove(gateway::gateway_instances(), key)));
+    REQUIRE(h.pass(key));
+    REQUIRE(h.wait_for([&] { return !h.get(gateway::gateway_instances(), key); }));
+    auto fresh = h.create_instance("demo");
+    CHECK(kcoro::uid_of(*fresh) != kcoro::uid_of(*old));
+    // The garbage collector removes the old instance's Deployment.
+    REQUIRE(h.wait_for([&] {
+        auto d = h.get(kcoro::resources::deployments(), key);
+        return !d || !kcoro::is_controlled_by(**d, kcoro::uid_of(*old));
+    }));
+    h.converge(key);
+    CHECK(h.registrations() == 1);
+    CHECK_FALSE(h.get(kcoro::resources::configmaps(), {"kcoro-system", gateway::registration_name(kcoro::uid_of(*old))}));
+    CHECK(h.get(kcoro::resources::configmaps(), {"kcoro-system", gateway::registration_name(kcoro::uid_of(*fresh))}));
+}
+
+TEST_CASE("a foreign Service with the instance's name: NameConflict, the foreign object untouched") {
+    harness h;
+    auto foreign = json::parse(R"({"apiVersion":"v1","kind":"Service","metadata":{"name":"demo","namespace":"default"},
+      "spec":{"ports":[{"port":80}],"selector":{"app":"someone-else"}}})");
+    auto created = h.run(h.admin->create(kcoro::resources::services(), "default", foreign.as_object()));
+    REQUIRE(created);
+    h.create_instance("demo");
+    auto r = h.pass(key);
+    REQUIRE(r);
+    auto now = h.get(gateway::gateway_instances(), key).value();
+    CHECK(condition_reason(*now, "Degraded") == "True/NameConflict");
+    CHECK(condition_reason(*now, "Ready") == "False/NameConflict");
+    auto svc = h.get(kcoro::resources::services(), key).value();
+    CHECK(svc->at("metadata").at("resourceVersion") == (*created)->at("metadata").at("resourceVersion"));
+    CHECK(h.writes_of_pass(key) == 0);  // no retry storm, no status churn
+}
+
+TEST_CASE("an invalid spec the schema cannot catch is terminal and reported") {
+    harness h;
+    h.create_instance("demo", R"({"image":"nginx","env":[{"name":"A"},{"name":"A"}]})");
+    auto r = h.pass(key);
+    REQUIRE_FALSE(r);
+    CHECK(kcoro::runtime::is_terminal(r.error()));
+    auto now = h.get(gateway::gateway_instances(), key).value();
+    CHECK(condition_reason(*now, "Degraded") == "True/InvalidSpec");
+    CHECK_FALSE(h.get(kcoro::resources::deployments(), key));
+    int before = h.counter.writes;
+    CHECK_FALSE(h.pass(key));
+    CHECK(h.counter.writes == before);
+}
