@@ -6,6 +6,7 @@
 #include <cmath>
 #include <regex>
 #include <set>
+#include <unordered_map>
 
 namespace kcoro::apiserver {
 namespace json = boost::json;
@@ -49,6 +50,18 @@ std::string json_type_name(const json::value& v) {
 }
 
 constexpr std::size_t max_pattern_input = 4096;
+
+// Compiling a std::regex costs far more than matching: keep the patterns
+// seen (per thread, bounded; schemas have few distinct patterns). Throws
+// std::regex_error for a bad pattern, as the constructor does.
+const std::regex& compiled(std::string_view pattern) {
+    thread_local std::unordered_map<std::string, std::regex> cache;
+    auto it = cache.find(std::string(pattern));
+    if (it != cache.end()) return it->second;
+    if (cache.size() >= 256) cache.clear();
+    std::regex re(std::string(pattern), std::regex::ECMAScript);
+    return cache.emplace(std::string(pattern), std::move(re)).first->second;
+}
 
 std::string fmt_num(double d) {
     if (std::floor(d) == d && std::fabs(d) < 1e15) return std::to_string(static_cast<long long>(d));
@@ -205,7 +218,7 @@ private:
                 return;
             }
             try {
-                std::regex re(std::string(p->get_string()), std::regex::ECMAScript);
+                const auto& re = compiled(p->get_string());
                 if (!std::regex_search(str.begin(), str.end(), re)) {
                     invalid(path, shown, path + " in body should match '" + std::string(p->get_string()) + "'");
                 }
