@@ -1,0 +1,111 @@
+// Authentication and authorization of kcoro-apiserver, pure.
+//
+// Authentication: a static bearer-token table (kube-apiserver's
+// --token-auth-file CSV: `token,user,uid,"group1,group2"`) and verified TLS
+// client certificates (CN = user, O = groups). When neither tokens nor client
+// certificates are configured, authentication is off and every request runs
+// as an anonymous user with every permission.
+//
+// Authorization: a small policy (JSON or YAML):
+//   rules:
+//   - users: [alice]            # or groups: [devs]; "*" matches anyone
+//     verbs: [get, list, watch] # "*" = all
+//     resources: [configmaps]   # resource names; "*" = all; "kcoro/faults" for the fault endpoint
+//     namespaces: [default]     # omitted or "*" = all, "" = cluster-scoped only
+// No policy loaded: every authenticated user may do everything. Denials
+// produce the Status kube-apiserver's RBAC answers (403 with its message).
+//
+// Values; thread safety: none (the server's one thread).
+#pragma once
+
+#include <kcoro/core/error.hpp>
+#include <kcoro/core/resource.hpp>
+
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace kcoro::apiserver::http {
+
+struct user_info {
+    std::string name;
+    std::vector<std::string> groups;
+    friend bool operator==(const user_info&, const user_info&) = default;
+};
+
+class token_table {
+public:
+    /// Parses the CSV (blank lines and '#' comments ignored); 400-free: errors
+    /// name the line.
+    static result<token_table> parse_csv(std::string_view text);
+    void add(std::string token, user_info user) { tokens_[std::move(token)] = std::move(user); }
+    const user_info* find(std::string_view token) const;
+    bool empty() const noexcept { return tokens_.empty(); }
+
+private:
+    std::map<std::string, user_info, std::less<>> tokens_;
+};
+
+struct policy_rule {
+    std::vector<std::string> users;
+    std::vector<std::string> groups;
+    std::vector<std::string> verbs;
+    std::vector<std::string> resources;
+    std::optional<std::vector<std::string>> namespaces;  // nullopt = all
+};
+
+class policy {
+public:
+    /// JSON or YAML text as in the file comment.
+    static result<policy> parse(std::string_view text);
+    void add(policy_rule r) { rules_.push_back(std::move(r)); }
+    bool allows(const user_info& user, std::string_view verb, std::string_view resource,
+                std::string_view ns) const;
+    const std::vector<policy_rule>& rules() const noexcept { return rules_; }
+
+private:
+    std::vector<policy_rule> rules_;
+};
+
+/// What the authorizer is asked.
+struct access_request {
+    std::string verb;
+    group_version_resource gvr;
+    std::string subresource;
+    std::string ns;
+    std::string name;
+};
+
+/// 401 Unauthorized, as kube-apiserver answers it.
+error unauthorized();
+/// 403 Forbidden with RBAC's message:
+/// `configmaps "x" is forbidden: User "u" cannot get resource "configmaps" in
+/// API group "" in the namespace "default"`.
+error forbidden(const user_info& user, const access_request& req);
+
+/// Authentication and authorization together.
+class access_control {
+public:
+    void set_tokens(token_table t) { tokens_ = std::move(t); }
+    /// Client certificates count as credentials (the server verifies them).
+    void enable_client_certs(bool on) { client_certs_ = on; }
+    void set_policy(std::optional<policy> p) { policy_ = std::move(p); }
+    const std::optional<policy>& current_policy() const noexcept { return policy_; }
+    bool enabled() const noexcept { return !tokens_.empty() || client_certs_; }
+
+    /// The user for an Authorization header value and a verified certificate
+    /// identity; 401 when authentication is on and neither names a user.
+    result<user_info> authenticate(std::string_view authorization,
+                                   const std::optional<user_info>& cert_user) const;
+    /// 403 when the policy does not allow it.
+    result<void> authorize(const user_info& user, const access_request& req) const;
+
+private:
+    token_table tokens_;
+    bool client_certs_ = false;
+    std::optional<policy> policy_;
+};
+
+} // namespace kcoro::apiserver::http

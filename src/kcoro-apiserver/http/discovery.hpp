@@ -1,0 +1,46 @@
+// Discovery documents as kube-apiserver serves them (legacy, unaggregated:
+// clients that ask for the aggregated apidiscovery.k8s.io/v2 form get these
+// and fall back, as client-go does against older servers).
+//   /version       version.Info
+//   /api           APIVersions
+//   /api/v1        APIResourceList (with "<resource>/status" entries)
+//   /apis          APIGroupList
+//   /apis/<g>      APIGroup
+//   /apis/<g>/<v>  APIResourceList
+// Built from the store's resource_registry, so CRDs appear once established.
+//
+// Pure functions over the registry.
+#pragma once
+
+#include "store/resource_registry.hpp"
+
+#include <boost/json/object.hpp>
+
+#include <optional>
+#include <string_view>
+
+namespace kcoro::apiserver::http {
+
+boost::json::object version_document();
+/// `server_address` is "host:port" as clients reach us.
+boost::json::object core_versions_document(std::string_view server_address);
+boost::json::object group_list_document(const resource_registry& reg);
+/// nullopt when the group is not served.
+std::optional<boost::json::object> group_document(const resource_registry& reg, std::string_view group);
+/// nullopt when nothing is served at group/version.
+std::optional<boost::json::object> resource_list_document(const resource_registry& reg, std::string_view group,
+                                                          std::string_view version);
+
+/// OpenAPI v3, only as much as kubectl reads: the index (/openapi/v3) and,
+/// per group/version, a PATCH operation per resource carrying the
+/// x-kubernetes-group-version-kind extension and the fieldValidation,
+/// dryRun, fieldManager and force parameters. kubectl's field-validation
+/// check (QueryParamVerifierV3) then uses server-side validation instead of
+/// downloading /openapi/v2 (which we do not serve), and its client-side apply
+/// falls back to its compiled-in strategic-merge metadata for built-ins and
+/// to JSON merge patch for custom resources. No schemas are published.
+boost::json::object openapi_v3_index(const resource_registry& reg);
+/// `gv_path` is "api/v1" or "apis/<g>/<v>"; nullopt when not served.
+std::optional<boost::json::object> openapi_v3_document(const resource_registry& reg, std::string_view gv_path);
+
+} // namespace kcoro::apiserver::http

@@ -1,0 +1,375 @@
+#include "http/api_handler.hpp"
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
+
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+namespace asio = boost::asio;
+namespace json = boost::json;
+using namespace kcoro;
+using namespace kcoro::apiserver;
+using namespace kcoro::apiserver::http;
+using namespace std::chrono_literals;
+
+namespace {
+
+struct collecting_writer final : io::http_stream_writer {
+    std::vector<std::string> chunks;
+    bool open = true;
+    asio::awaitable<bool> write(std::string c) override {
+        if (!open) co_return false;
+        chunks.push_back(std::move(c));
+        co_return true;
+    }
+    /// Every event line written so far, parsed.
+    std::vector<json::object> events() const {
+        std::vector<json::object> out;
+        std::string all;
+        for (const auto& c : chunks) all += c;
+        std::size_t i = 0;
+        while (i < all.size()) {
+            auto nl = all.find('\n', i);
+            out.push_back(json::parse(all.substr(i, nl - i)).as_object());
+            i = nl + 1;
+        }
+        return out;
+    }
+};
+
+struct fixture {
+    asio::io_context io;
+    io::manual_clock clk;
+    object_store store{store_config{}, clk.wall_now()};
+    access_control access;
+    fault_table faults;
+    watch_hub hub;
+    api_handler handler{store, clk, access, faults, hub, handler_options{10s, 1800s, "127.0.0.1:1"}};
+
+    fixture() { store.set_commit_hook([this](revision_t) { hub.notify(); }); }
+
+    io::http_reply call(std::string method, std::string target, std::string body = {},
+                        std::string content_type = "application/json", std::string auth = {}) {
+        io::http_request req;
+        req.method = std::move(method);
+        req.target = std::move(target);
+        req.body = std::move(body);
+        req.headers.emplace_back("Content-Type", std::move(content_type));
+        req.headers.emplace_back("User-Agent", "kubectl/v1.32.4 (linux/amd64)");
+        if (!auth.empty()) req.headers.emplace_back("Authorization", std::move(auth));
+        std::optional<io::http_reply> out;
+        auto run = [&]() -> asio::awaitable<void> { out = co_await handler(std::move(req)); };
+        asio::co_spawn(io, run(), asio::detached);
+        io.restart();
+        io.poll();
+        REQUIRE(out.has_value());
+        return std::move(*out);
+    }
+    io::http_response answer(std::string method, std::string target, std::string body = {},
+                             std::string content_type = "application/json", std::string auth = {}) {
+        auto r = call(std::move(method), std::move(target), std::move(body), std::move(content_type), std::move(auth));
+        REQUIRE(std::holds_alternative<io::http_response>(r));
+        return std::get<io::http_response>(std::move(r));
+    }
+};
+
+json::object body_of(const io::http_response& r) { return json::parse(r.body).as_object(); }
+
+std::string cm(std::string name, std::string value = "1") {
+    return R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":")" + name + R"("},"data":{"k":")" + value + R"("}})";
+}
+
+} // namespace
+
+TEST_CASE("api_handler: discovery documents") {
+    fixture f;
+    auto api = body_of(f.answer("GET", "/api"));
+    CHECK(api["kind"] == "APIVersions");
+    CHECK(api["versions"].as_array().at(0) == "v1");
+    auto v1 = body_of(f.answer("GET", "/api/v1"));
+    CHECK(v1["kind"] == "APIResourceList");
+    bool has_cm = false;
+    for (const auto& r : v1["resources"].as_array()) {
+        if (r.as_object().at("name") == "configmaps") {
+            has_cm = true;
+            CHECK(r.as_object().at("kind") == "ConfigMap");
+            CHECK(r.as_object().at("namespaced") == true);
+        }
+    }
+    CHECK(has_cm);
+    auto apis = body_of(f.answer("GET", "/apis"));
+    CHECK(apis["kind"] == "APIGroupList");
+    bool has_apps = false;
+    for (const auto& g : apis["groups"].as_array()) {
+        has_apps = has_apps || g.as_object().at("name") == "apps";
+    }
+    CHECK(has_apps);
+    CHECK(body_of(f.answer("GET", "/apis/apps"))["preferredVersion"].as_object()["groupVersion"] == "apps/v1");
+    CHECK(f.answer("GET", "/apis/apps/v1").status == 200);
+    CHECK(f.answer("GET", "/apis/nope.example.com/v1").status == 404);
+    CHECK(body_of(f.answer("GET", "/version"))["major"] == "1");
+    CHECK(f.answer("GET", "/openapi/v2").status == 404);
+    // OpenAPI v3: the index and a PATCH operation per kind with fieldValidation.
+    auto index = body_of(f.answer("GET", "/openapi/v3"));
+    REQUIRE(index["paths"].as_object().contains("apis/apps/v1"));
+    std::string url(index["paths"].as_object()["apis/apps/v1"].as_object()["serverRelativeURL"].as_string());
+    auto doc = body_of(f.answer("GET", url));
+    auto& op = doc["paths"].as_object()["/apis/apps/v1/namespaces/{namespace}/deployments/{name}"].as_object()["patch"].as_object();
+    CHECK(op["x-kubernetes-group-version-kind"].as_object()["kind"] == "Deployment");
+    CHECK(op["parameters"].as_array().at(0).as_object().at("name") == "fieldValidation");
+    CHECK(f.answer("GET", "/openapi/v3/apis/nope/v1").status == 404);
+}
+
+TEST_CASE("api_handler: CRUD maps onto the store with the real codes and bodies") {
+    fixture f;
+    auto created = f.answer("POST", "/api/v1/namespaces/default/configmaps", cm("a"));
+    CHECK(created.status == 201);
+    CHECK(created.content_type == "application/json");
+    auto obj = body_of(created);
+    CHECK(obj["metadata"].as_object()["name"] == "a");
+    std::string rv(obj["metadata"].as_object()["resourceVersion"].as_string());
+    CHECK(!rv.empty());
+
+    auto dup = f.answer("POST", "/api/v1/namespaces/default/configmaps", cm("a"));
+    CHECK(dup.status == 409);
+    CHECK(body_of(dup)["reason"] == "AlreadyExists");
+
+    CHECK(f.answer("GET", "/api/v1/namespaces/default/configmaps/a").status == 200);
+    auto missing = f.answer("GET", "/api/v1/namespaces/default/configmaps/zz");
+    CHECK(missing.status == 404);
+    auto st = body_of(missing);
+    CHECK(st["kind"] == "Status");
+    CHECK(st["message"] == "configmaps \"zz\" not found");
+
+    auto list = body_of(f.answer("GET", "/api/v1/namespaces/default/configmaps"));
+    CHECK(list["kind"] == "ConfigMapList");
+    CHECK(list["items"].as_array().size() == 1);
+
+    auto patched = f.answer("PATCH", "/api/v1/namespaces/default/configmaps/a", R"({"data":{"k":"2"}})",
+                            "application/merge-patch+json");
+    CHECK(patched.status == 200);
+    CHECK(body_of(patched)["data"].as_object()["k"] == "2");
+    auto bad_type = f.answer("PATCH", "/api/v1/namespaces/default/configmaps/a", "{}", "text/plain");
+    CHECK(bad_type.status == 415);
+
+    // A stale update is a 409 Conflict.
+    auto stale = json::parse(cm("a", "3")).as_object();
+    stale["metadata"].as_object()["resourceVersion"] = rv;
+    auto conflict = f.answer("PUT", "/api/v1/namespaces/default/configmaps/a", json::serialize(stale));
+    CHECK(conflict.status == 409);
+    CHECK(body_of(conflict)["reason"] == "Conflict");
+
+    auto dry = f.answer("POST", "/api/v1/namespaces/default/configmaps?dryRun=All", cm("b"));
+    CHECK(dry.status == 201);
+    CHECK(f.answer("GET", "/api/v1/namespaces/default/configmaps/b").status == 404);
+
+    auto bad_body = f.answer("POST", "/api/v1/namespaces/default/configmaps", "not json");
+    CHECK(bad_body.status == 400);
+
+    CHECK(f.answer("DELETE", "/api/v1/namespaces/default/configmaps/a").status == 200);
+    CHECK(f.answer("GET", "/api/v1/namespaces/default/configmaps/a").status == 404);
+    CHECK(f.answer("GET", "/api/v1/namespaces/default/widgets").status == 404);
+    CHECK(f.answer("GET", "/api/v1/namespaces/default/configmaps/a/scale").status == 404);
+}
+
+TEST_CASE("api_handler: 401 and 403 with the real Status bodies; policy reload") {
+    fixture f;
+    token_table tokens;
+    tokens.add("t-alice", {"alice", {"devs"}});
+    f.access.set_tokens(tokens);
+    auto p = policy::parse(R"({"rules":[{"users":["alice"],"verbs":["get"],"resources":["configmaps"],"namespaces":["default"]}]})");
+    REQUIRE(p.has_value());
+    f.access.set_policy(*p);
+
+    auto anon = f.answer("GET", "/api/v1/namespaces/default/configmaps");
+    CHECK(anon.status == 401);
+    CHECK(body_of(anon)["reason"] == "Unauthorized");
+    CHECK(body_of(anon)["message"] == "Unauthorized");
+    auto wrong = f.answer("GET", "/api", {}, "application/json", "Bearer nope");
+    CHECK(wrong.status == 401);
+
+    auto denied = f.answer("GET", "/api/v1/namespaces/default/configmaps", {}, "application/json", "Bearer t-alice");
+    CHECK(denied.status == 403);
+    auto d = body_of(denied);
+    CHECK(d["reason"] == "Forbidden");
+    CHECK(d["message"] ==
+          "configmaps is forbidden: User \"alice\" cannot list resource \"configmaps\" in API group \"\" in the namespace \"default\"");
+    auto named = f.answer("GET", "/api/v1/namespaces/other/configmaps/x", {}, "application/json", "Bearer t-alice");
+    CHECK(body_of(named)["message"] ==
+          "configmaps \"x\" is forbidden: User \"alice\" cannot get resource \"configmaps\" in API group \"\" in the namespace \"other\"");
+    CHECK(f.answer("GET", "/api/v1/namespaces/default/configmaps/x", {}, "application/json", "Bearer t-alice").status == 404);
+
+    // Reload: grant list; then revoke everything.
+    auto p2 = policy::parse("rules:\n- groups: [devs]\n  verbs: [get, list]\n  resources: ['*']\n");
+    REQUIRE(p2.has_value());
+    f.access.set_policy(*p2);
+    CHECK(f.answer("GET", "/api/v1/namespaces/default/configmaps", {}, "application/json", "Bearer t-alice").status == 200);
+    f.access.set_policy(policy{});
+    CHECK(f.answer("GET", "/api/v1/namespaces/default/configmaps", {}, "application/json", "Bearer t-alice").status == 403);
+    auto cluster = f.answer("GET", "/api/v1/namespaces", {}, "application/json", "Bearer t-alice");
+    CHECK(body_of(cluster)["message"] ==
+          "namespaces is forbidden: User \"alice\" cannot list resource \"namespaces\" in API group \"\" at the cluster scope");
+}
+
+TEST_CASE("api_handler: fault table fails, delays and drops after commit") {
+    fixture f;
+    fault_rule fail;
+    fail.verb = "create";
+    fail.resource = "configmaps";
+    fail.count = 2;
+    fail.code = 503;
+    fail.retry_after_seconds = 2;
+    f.faults.add(fail);
+    for (int i = 0; i < 2; ++i) {
+        auto r = f.answer("POST", "/api/v1/namespaces/default/configmaps", cm("a"));
+        CHECK(r.status == 503);
+        CHECK(io::find_header(r.headers, "Retry-After") == "2");
+        CHECK(body_of(r)["reason"] == "ServiceUnavailable");
+    }
+    CHECK(f.answer("POST", "/api/v1/namespaces/default/configmaps", cm("a")).status == 201);
+
+    fault_rule drop;
+    drop.action = fault_action::drop_after_commit;
+    drop.verb = "create";
+    f.faults.add(drop);
+    auto dropped = f.call("POST", "/api/v1/namespaces/default/configmaps", cm("b"));
+    CHECK(std::holds_alternative<io::http_drop>(dropped));
+    CHECK(f.answer("GET", "/api/v1/namespaces/default/configmaps/b").status == 200);  // committed
+
+    fault_rule delay;
+    delay.action = fault_action::delay;
+    delay.verb = "get";
+    delay.delay = 5s;
+    f.faults.add(delay);
+    std::optional<io::http_reply> out;
+    io::http_request req;
+    req.method = "GET";
+    req.target = "/api/v1/namespaces/default/configmaps/b";
+    auto run = [&]() -> asio::awaitable<void> { out = co_await f.handler(std::move(req)); };
+    asio::co_spawn(f.io, run(), asio::detached);
+    f.io.restart();
+    f.io.poll();
+    CHECK_FALSE(out.has_value());
+    CHECK(f.clk.sleepers() == 1);
+    f.clk.advance(5s);
+    f.io.restart();
+    f.io.poll();
+    CHECK(out.has_value());
+    CHECK(f.faults.entries().size() >= 6);  // added/fired lines
+
+    // Over HTTP: add a rule, list, clear.
+    auto added = f.answer("POST", "/kcoro/faults", R"({"action":"fail","verb":"get","code":500,"count":1})");
+    CHECK(added.status == 200);
+    CHECK(body_of(added)["rules"].as_array().size() == 1);
+    CHECK(f.answer("GET", "/api/v1/namespaces/default/configmaps/b").status == 500);
+    CHECK(f.answer("POST", "/kcoro/faults", R"({"action":"explode"})").status == 400);
+}
+
+namespace {
+
+struct watch_run {
+    fixture& f;
+    collecting_writer w;
+    bool done = false;
+    explicit watch_run(fixture& fx, const std::string& target) : f(fx) {
+        auto reply = f.call("GET", target);
+        REQUIRE(std::holds_alternative<io::http_stream>(reply));
+        auto s = std::get<io::http_stream>(std::move(reply));
+        auto run = [this, s = std::move(s)]() -> asio::awaitable<void> {
+            co_await s.body(w);
+            done = true;
+        };
+        // co_spawn with the callable keeps its captures alive (TOOLCHAIN.md).
+        asio::co_spawn(f.io, std::move(run), asio::detached);
+        pump();
+    }
+    void pump() {
+        f.io.restart();
+        f.io.poll();
+    }
+};
+
+} // namespace
+
+TEST_CASE("api_handler: watch from 0 sends current state, then changes, bookmarks and ends on timeout") {
+    fixture f;
+    f.answer("POST", "/api/v1/namespaces/default/configmaps", cm("a"));
+    watch_run w(f, "/api/v1/namespaces/default/configmaps?watch=true&resourceVersion=0&allowWatchBookmarks=true&timeoutSeconds=30");
+    auto ev = w.w.events();
+    REQUIRE(ev.size() == 1);
+    CHECK(ev[0]["type"] == "ADDED");
+    f.answer("PATCH", "/api/v1/namespaces/default/configmaps/a", R"({"data":{"k":"2"}})", "application/merge-patch+json");
+    f.answer("POST", "/api/v1/namespaces/kube-system/configmaps", cm("other"));  // other namespace: filtered
+    w.pump();
+    ev = w.w.events();
+    REQUIRE(ev.size() == 2);
+    CHECK(ev[1]["type"] == "MODIFIED");
+    f.clk.advance(10s);
+    w.pump();
+    ev = w.w.events();
+    REQUIRE(ev.size() == 3);
+    CHECK(ev[2]["type"] == "BOOKMARK");
+    CHECK(ev[2]["object"].as_object()["kind"] == "ConfigMap");
+    CHECK(ev[2]["object"].as_object()["metadata"].as_object()["resourceVersion"].as_string() ==
+          std::to_string(f.store.current_revision()));
+    CHECK_FALSE(w.done);
+    f.clk.advance(20s);
+    w.pump();
+    CHECK(w.done);
+}
+
+TEST_CASE("api_handler: watch from a revision, 410 after compaction, sendInitialEvents bookmark") {
+    fixture f;
+    auto a = body_of(f.answer("POST", "/api/v1/namespaces/default/configmaps", cm("a")));
+    std::string rv(a["metadata"].as_object()["resourceVersion"].as_string());
+    f.answer("POST", "/api/v1/namespaces/default/configmaps", cm("b"));
+    {
+        watch_run w(f, "/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=" + rv + "&timeoutSeconds=1");
+        auto ev = w.w.events();
+        REQUIRE(ev.size() == 1);
+        CHECK(ev[0]["type"] == "ADDED");
+        CHECK(ev[0]["object"].as_object()["metadata"].as_object()["name"] == "b");
+        f.clk.advance(1s);
+        w.pump();
+        CHECK(w.done);
+    }
+    f.store.compact();
+    {
+        watch_run w(f, "/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=" + rv);
+        auto ev = w.w.events();
+        REQUIRE(ev.size() == 1);
+        CHECK(ev[0]["type"] == "ERROR");
+        CHECK(ev[0]["object"].as_object()["code"] == 410);
+        CHECK(w.done);
+    }
+    {
+        watch_run w(f, "/api/v1/namespaces/default/configmaps?watch=1&sendInitialEvents=true&allowWatchBookmarks=true"
+                       "&resourceVersionMatch=NotOlderThan&timeoutSeconds=5");
+        auto ev = w.w.events();
+        REQUIRE(ev.size() == 3);
+        CHECK(ev[0]["type"] == "ADDED");
+        CHECK(ev[1]["type"] == "ADDED");
+        CHECK(ev[2]["type"] == "BOOKMARK");
+        CHECK(ev[2]["object"].as_object()["metadata"].as_object()["annotations"].as_object()["k8s.io/initial-events-end"] == "true");
+        // Stalled delivery holds events back; resuming delivers them.
+        f.faults.set_watch_stall(true);
+        f.answer("DELETE", "/api/v1/namespaces/default/configmaps/a");
+        w.pump();
+        CHECK(w.w.events().size() == 3);
+        f.faults.set_watch_stall(false);
+        f.hub.notify();
+        w.pump();
+        ev = w.w.events();
+        REQUIRE(ev.size() == 4);
+        CHECK(ev[3]["type"] == "DELETED");
+    }
+    auto bad = f.call("GET", "/api/v1/namespaces/default/configmaps?watch=1&sendInitialEvents=true");
+    REQUIRE(std::holds_alternative<io::http_response>(bad));
+    CHECK(std::get<io::http_response>(bad).status == 422);
+}
