@@ -9,6 +9,7 @@
 //   --simulate-workloads / --no-simulate-workloads   (on by default)
 //   --simulate-delay MS       default 1000
 //   --history N               retained watch events (default 10000)
+//   --seed N                  seed for uids, generated names and tokens (default: random)
 //   --bookmark-interval MS    default 60000
 //   --load FILE               apply YAML/JSON manifests at start (repeatable)
 // Logs are JSON lines on stderr. SIGINT/SIGTERM: graceful stop, exit 0.
@@ -25,6 +26,7 @@
 #include <fstream>
 #include <iostream>
 #include <sstream>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -98,6 +100,9 @@ int main(int argc, char** argv) {
     opts.tls = true;
     opts.port = 6443;
     opts.store.simulate_workloads = true;
+    // uids, generated names and minted tokens differ between runs, as on a
+    // real server; --seed makes a run reproducible (the simulation's need).
+    opts.store.random_seed = (std::uint64_t{std::random_device{}()} << 32) ^ std::random_device{}();
     opts.log = log_line;
     std::string kubeconfig_path, cert_file, key_file;
     std::vector<std::string> loads;
@@ -144,6 +149,8 @@ int main(int argc, char** argv) {
                 opts.store.simulate_workloads = false;
             } else if (a == "--simulate-delay") {
                 opts.store.simulate_delay = std::chrono::milliseconds(std::stol(value(i)));
+            } else if (a == "--seed") {
+                opts.store.random_seed = std::stoull(value(i));
             } else if (a == "--history") {
                 opts.store.history_size = std::stoul(value(i));
             } else if (a == "--bookmark-interval") {
@@ -153,7 +160,7 @@ int main(int argc, char** argv) {
             } else if (a == "--help" || a == "-h") {
                 std::cout << "usage: kcoro-apiserver [--listen HOST:PORT] [--tls|--plain] [--cert F --key F]\n"
                              "  [--write-kubeconfig PATH] [--policy F] [--tokens F] [--[no-]simulate-workloads]\n"
-                             "  [--simulate-delay MS] [--history N] [--bookmark-interval MS] [--load F]...\n";
+                             "  [--simulate-delay MS] [--history N] [--bookmark-interval MS] [--load F]... [--seed N]\n";
                 return 0;
             } else {
                 fatal("unknown flag " + a);
