@@ -190,8 +190,14 @@ json::object& mutable_metadata(json::object& obj) {
     return m.get_object();
 }
 
-void set_name(json::object& obj, std::string_view name) { mutable_metadata(obj)["name"] = name; }
-void set_namespace(json::object& obj, std::string_view ns) { mutable_metadata(obj)["namespace"] = ns; }
+void set_name(json::object& obj, std::string_view name) {
+    json::string v(name);
+    mutable_metadata(obj)["name"] = std::move(v);
+}
+void set_namespace(json::object& obj, std::string_view ns) {
+    json::string v(ns);
+    mutable_metadata(obj)["namespace"] = std::move(v);
+}
 
 namespace {
 json::object& mutable_map(json::object& obj, std::string_view which) {
@@ -203,11 +209,15 @@ json::object& mutable_map(json::object& obj, std::string_view which) {
 }
 } // namespace
 
+// Key and value may point into `obj` itself (set_label(o, k, name_of(o))):
+// copy them before inserting, which can rehash the maps they live in.
 void set_label(json::object& obj, std::string_view key, std::string_view value) {
-    mutable_map(obj, "labels")[key] = value;
+    json::string k(key), v(value);
+    mutable_map(obj, "labels")[k] = std::move(v);
 }
 void set_annotation(json::object& obj, std::string_view key, std::string_view value) {
-    mutable_map(obj, "annotations")[key] = value;
+    json::string k(key), v(value);
+    mutable_map(obj, "annotations")[k] = std::move(v);
 }
 
 bool add_finalizer(json::object& obj, std::string_view finalizer) {

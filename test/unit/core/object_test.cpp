@@ -54,3 +54,12 @@ TEST_CASE("controller reference") {
     CHECK(ref.block_owner_deletion);
     CHECK(owner_reference_from(to_json(ref)) == ref);
 }
+
+TEST_CASE("a label may be set from the object's own fields") {
+    // The value points into the object; inserting "labels" must not invalidate it.
+    auto o = json::parse(R"({"metadata":{"name":"a-rather-long-name-that-is-not-inline","namespace":"n"}})").as_object();
+    set_label(o, "kubernetes.io/metadata.name", name_of(o));
+    set_annotation(o, "copy", namespace_of(o));
+    CHECK(label_of(o, "kubernetes.io/metadata.name") == std::optional<std::string_view>("a-rather-long-name-that-is-not-inline"));
+    CHECK(annotation_of(o, "copy") == std::optional<std::string_view>("n"));
+}
