@@ -39,11 +39,9 @@
 
 namespace kcoro::runtime {
 
+/// The hash of kcoro/core/resource.hpp, named for the containers below.
 struct object_key_hash {
-    std::size_t operator()(const object_key& k) const noexcept {
-        std::size_t h = std::hash<std::string>{}(k.ns);
-        return h ^ (std::hash<std::string>{}(k.name) + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2));
-    }
+    std::size_t operator()(const object_key& k) const noexcept { return std::hash<object_key>{}(k); }
 };
 
 struct work_queue_options {
