@@ -125,6 +125,7 @@ private:
     std::string read_plain_run(bool flow);
     std::string parse_double_quoted();
     std::string parse_single_quoted();
+    void fold_line_break(std::string& out, std::size_t keep);
     std::string parse_block_scalar(int parent_indent);
     json::value parse_flow_node();
     void skip_flow_ws();

@@ -231,29 +231,36 @@ std::string parser::parse_double_quoted() {
             keep = out.size();
             continue;
         }
-        if (c == '\n') { // folding: trailing blanks dropped, one break -> space
-            while (out.size() > keep && is_ws(out.back())) {
-                out.pop_back();
-            }
-            advance();
-            std::size_t breaks = 0;
-            for (;;) {
-                skip_inline_ws();
-                if (cur() != '\n') {
-                    break;
-                }
-                ++breaks;
-                advance();
-            }
-            if (breaks == 0) {
-                out.push_back(' ');
-            } else {
-                out.append(breaks, '\n');
-            }
+        if (c == '\n') {
+            fold_line_break(out, keep);
             continue;
         }
         out.push_back(c);
         ++p_;
+    }
+}
+
+// Line folding inside a quoted scalar: trailing blanks of the line are
+// dropped (but not escaped ones before `keep`), one line break becomes a
+// space, n+1 breaks become n newlines.
+void parser::fold_line_break(std::string& out, std::size_t keep) {
+    while (out.size() > keep && is_ws(out.back())) {
+        out.pop_back();
+    }
+    advance();
+    std::size_t breaks = 0;
+    for (;;) {
+        skip_inline_ws();
+        if (cur() != '\n') {
+            break;
+        }
+        ++breaks;
+        advance();
+    }
+    if (breaks == 0) {
+        out.push_back(' ');
+    } else {
+        out.append(breaks, '\n');
     }
 }
 
@@ -278,24 +285,7 @@ std::string parser::parse_single_quoted() {
             return out;
         }
         if (c == '\n') {
-            while (out.size() > keep && is_ws(out.back())) {
-                out.pop_back();
-            }
-            advance();
-            std::size_t breaks = 0;
-            for (;;) {
-                skip_inline_ws();
-                if (cur() != '\n') {
-                    break;
-                }
-                ++breaks;
-                advance();
-            }
-            if (breaks == 0) {
-                out.push_back(' ');
-            } else {
-                out.append(breaks, '\n');
-            }
+            fold_line_break(out, keep);
             continue;
         }
         out.push_back(c);
