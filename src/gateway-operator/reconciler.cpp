@@ -57,7 +57,7 @@ void reconciler::event(const pass& p, std::string_view type, std::string_view re
 
 // Records a failed API call: Forbidden becomes a Degraded condition (and is
 // retried with backoff), anything else ends the pass with the error.
-static step record_failure(reconciler_options const&, auto& p, const error& err, std::string_view what) {
+static step record_failure(auto& p, const error& err, std::string_view what) {
     auto e = err.with_context(what);
     if (kcoro::is_forbidden(err)) {
         p.facts.degraded = problem{std::string(reason::forbidden), e.message()};
@@ -169,7 +169,7 @@ asio::awaitable<result<void>> reconciler::ensure_registration(pass& p) {
                 opts.field_manager = opts_.field_manager;
                 auto r = co_await client_.patch(cms, rkey, json::serialize(*repair), opts);
                 if (!r) {
-                    p.outcome = record_failure(opts_, p, r.error(), "repair " + what);
+                    p.outcome = record_failure(p, r.error(), "repair " + what);
                     p.facts.registration_problem = p.facts.degraded;
                     co_return result<void>{};
                 }
@@ -179,7 +179,7 @@ asio::awaitable<result<void>> reconciler::ensure_registration(pass& p) {
             co_return result<void>{};
         }
         if (!kcoro::is_not_found(got.error())) {
-            p.outcome = record_failure(opts_, p, got.error(), "get " + what);
+            p.outcome = record_failure(p, got.error(), "get " + what);
             p.facts.registration_problem = p.facts.degraded;
             co_return result<void>{};
         }
@@ -192,13 +192,13 @@ asio::awaitable<result<void>> reconciler::ensure_registration(pass& p) {
             co_return result<void>{};
         }
         if (!kcoro::is_already_exists(created.error())) {
-            p.outcome = record_failure(opts_, p, created.error(), "create " + what);
+            p.outcome = record_failure(p, created.error(), "create " + what);
             p.facts.registration_problem = p.facts.degraded;
             co_return result<void>{};
         }
         // AlreadyExists: an earlier pass (or a lost response) created it; read and verify.
     }
-    p.outcome = record_failure(opts_, p, error(kcoro::api_errc::conflict, what + " keeps changing"), "register");
+    p.outcome = record_failure(p, error(kcoro::api_errc::conflict, what + " keeps changing"), "register");
     co_return result<void>{};
 }
 
@@ -228,7 +228,7 @@ asio::awaitable<result<void>> reconciler::ensure_child(pass& p, bool is_deployme
                 opts.field_manager = opts_.field_manager;
                 auto r = co_await client_.patch(gvr, p.key, json::serialize(*repair), opts);
                 if (!r) {
-                    p.outcome = record_failure(opts_, p, r.error(), "repair " + what);
+                    p.outcome = record_failure(p, r.error(), "repair " + what);
                     co_return result<void>{};
                 }
                 current = *r;
@@ -243,7 +243,7 @@ asio::awaitable<result<void>> reconciler::ensure_child(pass& p, bool is_deployme
             co_return result<void>{};
         }
         if (!kcoro::is_not_found(got.error())) {
-            p.outcome = record_failure(opts_, p, got.error(), "get " + what);
+            p.outcome = record_failure(p, got.error(), "get " + what);
             co_return result<void>{};
         }
         kcoro::create_options copts;
@@ -260,12 +260,12 @@ asio::awaitable<result<void>> reconciler::ensure_child(pass& p, bool is_deployme
             co_return result<void>{};
         }
         if (!kcoro::is_already_exists(created.error())) {
-            p.outcome = record_failure(opts_, p, created.error(), "create " + what);
+            p.outcome = record_failure(p, created.error(), "create " + what);
             co_return result<void>{};
         }
         // AlreadyExists: read it and check whose it is.
     }
-    p.outcome = record_failure(opts_, p, error(kcoro::api_errc::conflict, what + " keeps changing"), "ensure");
+    p.outcome = record_failure(p, error(kcoro::api_errc::conflict, what + " keeps changing"), "ensure");
     co_return result<void>{};
 }
 
