@@ -1,0 +1,84 @@
+// The shared informer cache (controller-runtime's "cache"): one informer per
+// informer_key, shared by every controller that asks for it, started and
+// synced together, with cached reads.
+//
+//   runtime::informer_factory cache(client, clock, ex, {.namespace_ = "team-a"});
+//   auto& cms = cache.get_or_create({.gvr = resources::configmaps()});
+//   cms.add_handlers(...);
+//   co_spawn(ex, cache.run(), detached);        // the manager does this
+//   co_await cache.wait_for_sync();
+//   auto cm = cache.get(resources::configmaps(), {"team-a", "x"});
+//
+// An informer asked for after run() started is started at once.
+// `namespace_` scopes every informer of a namespaced resource (the
+// manager's --namespace); informer keys asking for another namespace get it
+// unchanged.
+//
+// Lifetime: client and clock outlive it; run() returned before destruction;
+// informer references stay valid for its lifetime. Thread safety: none.
+#pragma once
+
+#include <kcoro/runtime/informer.hpp>
+#include <kcoro/runtime/runnable.hpp>
+
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/awaitable.hpp>
+
+#include <chrono>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace kcoro::runtime {
+
+struct informer_factory_options {
+    /// Default namespace of informers whose key leaves it empty ("" = all).
+    std::string namespace_;
+    std::chrono::nanoseconds resync_period = std::chrono::hours(10);
+    /// Metrics per informer (e.g. metrics_registry::make_informer_metrics); may be empty.
+    std::function<std::unique_ptr<informer_metrics>(const informer_key&)> make_metrics;
+    /// Random source for watch timeouts and jitter (tests seed it); empty: a real one.
+    std::function<double()> random;
+};
+
+class informer_factory final : public runnable {
+public:
+    informer_factory(client::client& c, io::clock& clk, boost::asio::any_io_executor ex,
+                     informer_factory_options opts = {});
+    ~informer_factory() override;
+
+    /// The informer for `key` (namespace defaulted from the options), created
+    /// on first use and started if the factory runs.
+    informer& get_or_create(informer_key key);
+    /// The informer for `key` if it exists.
+    informer* find(const informer_key& key);
+    std::vector<informer*> informers();
+
+    // runnable: runs every informer until stop(); returns once all returned.
+    std::string_view name() const override { return "informers"; }
+    boost::asio::awaitable<void> run() override;
+    void stop() override;
+    bool needs_leader_election() const override { return false; }
+
+    bool has_synced() const;
+    /// Waits for every informer (see informer::wait_for_sync): the first error wins.
+    boost::asio::awaitable<result<void>> wait_for_sync(
+        std::chrono::nanoseconds timeout = std::chrono::minutes(2));
+
+    // Cached reads from the full-object informer of gvr in the default scope.
+    object_ptr get(const group_version_resource& gvr, const object_key& key);
+    std::vector<object_ptr> list(const group_version_resource& gvr, std::string_view ns = {});
+    std::vector<object_ptr> by_index(const group_version_resource& gvr, std::string_view index,
+                                     std::string_view value);
+
+    const informer_factory_options& options() const noexcept { return opts_; }
+
+private:
+    struct impl;
+    informer_factory_options opts_;
+    std::unique_ptr<impl> impl_;
+};
+
+} // namespace kcoro::runtime
