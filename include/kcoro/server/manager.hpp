@@ -1,0 +1,211 @@
+// The manager: what turns the runtime into a service (controller-runtime's
+// manager). It owns the io_context (one thread), the clock, the client, the
+// shared informer cache, the metrics registry, the event recorders, the
+// logger, the metrics and probe servers, leader election and the signals,
+// and runs every `runtime::runnable` in one start order:
+//
+//   1. metrics server  (/metrics on --metrics-bind-address, "0" disables)
+//      probe server    (/healthz, /readyz on --health-probe-bind-address)
+//      liveness watchdog (a tick on the clock; /healthz "watchdog" check)
+//   2. informers (the factory) + event recorders + every other runnable that
+//      does not need leader election
+//   3. wait for every informer to sync; readiness check "informers" passes
+//   4. leader election (--leader-elect); without it this replica leads
+//   5. the leader-gated runnables (controllers), once leading
+// (src/kcoro/server/manager.cpp holds the one commented copy of this order.)
+//
+// Stop (SIGTERM/SIGINT or request_stop()): every runnable's stop() is called
+// (leader-gated ones first: no new work), in-flight work may finish within
+// --graceful-shutdown-timeout, then whatever is left is cancelled; the lease
+// is released if configured; run() returns 0 (1 when the deadline passed).
+// A second signal exits the process at once with code 1.
+// Leadership lost: every leader-gated runnable is stopped and cancelled at
+// once, the rest is shut down, run() returns 1 (never two active writers).
+//
+//   int main(int argc, char** argv) {
+//       std::string registry_ns;
+//       auto start = kcoro::server::manager::from_flags(argc, argv, {.name = "gateway-operator"},
+//           [&](kcoro::server::flag_set& f) { f.add_string("registry-namespace", &registry_ns, "..."); });
+//       if (!start.mgr) return start.exit_code;
+//       auto& mgr = *start.mgr;
+//       mgr.add(std::make_unique<my_controller>(mgr, ...));
+//       return mgr.run();
+//   }
+//
+// Lifetime: the manager owns what it creates; borrowed objects (an injected
+// io_context, clock or client; runnables added by reference) must outlive it.
+// Destroy the manager before an injected io_context. Thread safety: none;
+// everything runs on the io_context's one thread (request_stop() may be called
+// from a handler on it; signals arrive through asio::signal_set).
+#pragma once
+
+#include <kcoro/client/config.hpp>
+#include <kcoro/client/environment.hpp>
+#include <kcoro/core/error.hpp>
+#include <kcoro/core/log.hpp>
+#include <kcoro/io/clock.hpp>
+#include <kcoro/runtime/event_recorder.hpp>
+#include <kcoro/runtime/informer_factory.hpp>
+#include <kcoro/runtime/leader_elector.hpp>
+#include <kcoro/runtime/runnable.hpp>
+#include <kcoro/server/flags.hpp>
+#include <kcoro/server/health.hpp>
+#include <kcoro/server/metrics.hpp>
+
+#include <boost/asio/awaitable.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace kcoro::client {
+class client;
+}
+
+namespace kcoro::server {
+
+/// Exit codes of manager::run().
+inline constexpr int exit_ok = 0;
+/// Start-up failed, informers did not sync, leadership lost, the graceful
+/// shutdown deadline passed, or a second signal.
+inline constexpr int exit_failure = 1;
+/// Bad command line (Go's flag package exits 2).
+inline constexpr int exit_usage = 2;
+
+/// What the manager is built from besides the flags: injection points for
+/// tests and embedding. Every pointer is borrowed and may be null (the
+/// manager then makes its own).
+struct manager_setup {
+    /// Component name: the logger's root name and the default event
+    /// reportingController.
+    std::string name = "manager";
+    /// Null: the manager owns an io_context.
+    boost::asio::io_context* io_context = nullptr;
+    /// Null: a system_clock owned by the manager.
+    io::clock* clock = nullptr;
+    /// Null: a client built from `client_config`, else loaded from
+    /// --kubeconfig in controller-runtime's order (client::load_config).
+    client::client* client = nullptr;
+    std::optional<client::client_config> client_config;
+    /// What config loading reads; unset: the process.
+    std::optional<client::environment> env;
+    /// Where log lines go; null: std::cerr.
+    std::shared_ptr<kcoro::log_sink> sink;
+    /// Handle SIGTERM/SIGINT (off for several managers in one test process).
+    bool handle_signals = true;
+
+    // Leader election (the flags give namespace/id; tests scale the times).
+    /// Empty: default_leader_identity() ("<hostname>_<uuid>").
+    std::string identity;
+    std::chrono::nanoseconds lease_duration = std::chrono::seconds(15);
+    std::chrono::nanoseconds renew_deadline = std::chrono::seconds(10);
+    std::chrono::nanoseconds retry_period = std::chrono::seconds(2);
+    /// Release the lease on a clean stop (--leader-elect-release-on-cancel).
+    bool leader_election_release_on_cancel = false;
+
+    /// Liveness: tick period and the stall after which /healthz fails.
+    std::chrono::nanoseconds watchdog_interval = std::chrono::seconds(1);
+    std::chrono::nanoseconds watchdog_max_stall = std::chrono::seconds(10);
+    /// How long informers may take to sync before run() fails.
+    std::chrono::nanoseconds cache_sync_timeout = std::chrono::minutes(2);
+    /// Random source of the informers (watch timeouts, jitter); empty: real.
+    std::function<double()> random;
+};
+
+/// What from_flags decided: a manager to run, or an exit code (after --help:
+/// 0, usage printed to stdout; bad flags or configuration: 2 or 1, the
+/// error printed to stderr).
+struct manager_start;
+
+class manager {
+public:
+    /// Builds a manager; fails for a bad configuration (validate(), client
+    /// config loading, --metrics-secure which is not implemented).
+    static result<std::unique_ptr<manager>> create(manager_options opts, manager_setup setup = {});
+
+    /// Parses the manager's flags (add_manager_flags, plus
+    /// --leader-elect-release-on-cancel) and the caller's (`add_flags`), then
+    /// create(). --help prints the usage.
+    static manager_start from_flags(int argc, const char* const* argv, manager_setup setup = {},
+                                    const std::function<void(flag_set&)>& add_flags = {});
+
+    ~manager();
+    manager(const manager&) = delete;
+    manager& operator=(const manager&) = delete;
+
+    // --- what components are built from -------------------------------------
+    boost::asio::io_context& ctx() noexcept;
+    boost::asio::any_io_executor executor() noexcept;
+    io::clock& clock() noexcept;
+    client::client& client() noexcept;
+    /// The shared informer cache (scoped by --namespace, resync --sync-period).
+    runtime::informer_factory& cache() noexcept;
+    metrics_registry& metrics() noexcept;
+    const logger& log() const noexcept;
+    const manager_options& options() const noexcept;
+    const std::string& name() const noexcept;
+    /// This replica's leader-election identity ("<hostname>_<uuid>").
+    const std::string& identity() const noexcept;
+
+    /// The event recorder reporting as `reporting_controller` (created on
+    /// first use, run by the manager, started at once if already running).
+    runtime::event_recorder& events(std::string_view reporting_controller);
+    /// events(name()).
+    runtime::event_recorder& recorder();
+
+    // --- what the manager runs ---------------------------------------------
+    /// Adds a runnable (borrowed; must outlive the manager). Runnables added
+    /// while running are started at once if their phase has begun.
+    void add(runtime::runnable& r);
+    /// Adds an owned runnable; returns it.
+    runtime::runnable& add(std::unique_ptr<runtime::runnable> r);
+
+    /// Extra checks (controller-runtime's AddHealthzCheck/AddReadyzCheck).
+    /// The manager adds "informers" (readyz) and "watchdog" (healthz).
+    void add_healthz_check(std::string name, health_check check);
+    void add_readyz_check(std::string name, health_check check);
+    /// The probe handler (the checks above), for tests.
+    const health_handler& probes() const noexcept;
+
+    /// Runs the start order on the io_context's thread until stopped; returns
+    /// the exit code (exit_ok, exit_failure). Runs ctx() itself.
+    int run();
+    /// The same as a coroutine on ctx(), for in-process tests (several
+    /// managers on one io_context).
+    boost::asio::awaitable<int> run_async();
+    /// Starts the graceful stop (as SIGTERM does). Idempotent.
+    void request_stop();
+
+    // --- state, for probes and tests ----------------------------------------
+    bool is_leader() const noexcept;
+    /// True once every informer synced.
+    bool cache_synced() const noexcept;
+    /// Bound endpoints (port 0 in the flags picks a free port); nullopt when
+    /// disabled or not listening yet.
+    std::optional<boost::asio::ip::tcp::endpoint> metrics_endpoint() const;
+    std::optional<boost::asio::ip::tcp::endpoint> probe_endpoint() const;
+    /// The elector (null without --leader-elect or before run()).
+    runtime::leader_elector* elector() noexcept;
+
+    struct impl;
+
+private:
+    explicit manager(std::unique_ptr<impl> p);
+    std::unique_ptr<impl> impl_;
+};
+
+struct manager_start {
+    std::unique_ptr<manager> mgr;  // null: exit with exit_code
+    int exit_code = exit_ok;
+};
+
+/// "host:port" / ":port" of a bind flag to an endpoint (":8080" = every
+/// address, IPv4 and IPv6 where available).
+result<boost::asio::ip::tcp::endpoint> parse_bind_address(std::string_view address);
+
+} // namespace kcoro::server
