@@ -42,7 +42,8 @@
 //
 // Lifetime: the clock and the metrics sinks must outlive the controller; the
 // controller must outlive its run() and every source that calls enqueue
-// (handlers registered with `watch()` are removed by the destructor).
+// (handlers registered with `watch()` become no-ops once it is destroyed,
+// whichever of the informer and the controller goes first).
 // Thread safety: none; every call on the io_context's thread.
 #pragma once
 
@@ -137,7 +138,7 @@ public:
     /// Queues a reconcile of `key` after `delay`.
     void enqueue_after(const object_key& key, std::chrono::nanoseconds delay);
 
-    /// Registers `h` on `inf` and removes it when the controller is destroyed.
+    /// Registers `h` on `inf`; the handlers do nothing once the controller is destroyed.
     handler_id watch(informer& inf, event_handlers h);
 
     // runnable
@@ -155,6 +156,9 @@ public:
     const controller_options& options() const noexcept;
 
 private:
+    /// `h` wrapped so that it does nothing once the controller is gone.
+    event_handlers guard(event_handlers h) const;
+
     struct impl;
     std::unique_ptr<impl> impl_;
 };

@@ -1,0 +1,356 @@
+#include <kcoro/runtime/controller.hpp>
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/bind_cancellation_slot.hpp>
+#include <boost/asio/cancellation_signal.hpp>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/system/errc.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <exception>
+#include <random>
+#include <utility>
+#include <vector>
+
+namespace kcoro::runtime {
+
+namespace asio = boost::asio;
+
+std::string make_reconcile_id(std::uint64_t hi, std::uint64_t lo) {
+    // RFC 4122 version 4 layout: xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx.
+    hi = (hi & 0xffffffffffff0fffULL) | 0x0000000000004000ULL;
+    lo = (lo & 0x3fffffffffffffffULL) | 0x8000000000000000ULL;
+    char buf[40];
+    std::snprintf(buf, sizeof buf, "%08x-%04x-%04x-%04x-%012llx", static_cast<unsigned>(hi >> 32),
+                  static_cast<unsigned>((hi >> 16) & 0xffff), static_cast<unsigned>(hi & 0xffff),
+                  static_cast<unsigned>(lo >> 48), static_cast<unsigned long long>(lo & 0xffffffffffffULL));
+    return buf;
+}
+
+namespace {
+
+work_queue_options queue_options(const controller_options& o) {
+    work_queue_options q;
+    q.limiter = o.rate_limiter;
+    q.metrics = o.queue_metrics.get();
+    return q;
+}
+
+double seconds_between(steady_time a, steady_time b) {
+    return std::chrono::duration<double>(b - a).count();
+}
+
+} // namespace
+
+struct controller::impl {
+    impl(asio::any_io_executor e, io::clock& c, controller_options o, reconcile_context_func r)
+        : ex(e), clk(c), opts(std::move(o)), rec(std::move(r)),
+          queue(e, c, queue_options(opts), std::max<std::size_t>(1, opts.max_concurrent_reconciles)),
+          log(opts.log.with_name("controller").with_values({{"controller", opts.name}})),
+          done_signal(e, asio::steady_timer::time_point::max()), alive(std::make_shared<char>(0)) {
+        if (!opts.random) {
+            auto rng = std::make_shared<std::mt19937_64>(std::random_device{}());
+            opts.random = [rng] { return (*rng)(); };
+        }
+    }
+
+    asio::awaitable<void> worker();
+    asio::awaitable<void> process(object_key key);
+    void task_finished(bool is_worker);
+
+    asio::any_io_executor ex;
+    io::clock& clk;
+    controller_options opts;
+    reconcile_context_func rec;
+    async_work_queue queue;
+    kcoro::logger log;
+
+    controller_stats stats;
+    error last_error;
+    std::size_t active = 0;
+    bool started = false;
+    bool stopping = false;
+    bool cancelled = false;  // run() was cancelled: in-flight reconciles were cancelled
+
+    std::size_t workers_running = 0;
+    std::size_t tasks_running = 0;
+    asio::steady_timer done_signal;  // cancelled when the last task finished
+    std::vector<std::unique_ptr<asio::cancellation_signal>> cancels;
+    asio::cancellation_signal metrics_cancel;
+    // Handlers registered through watch() hold a weak reference: they do
+    // nothing once the controller is gone, whatever the destruction order.
+    std::shared_ptr<char> alive;
+};
+
+controller::controller(asio::any_io_executor ex, io::clock& clk, controller_options opts, reconcile_func r) {
+    auto f = std::make_shared<reconcile_func>(std::move(r));
+    reconcile_context_func wrapped = [f](const reconcile_context& ctx) { return (*f)(ctx.key); };
+    impl_ = std::make_unique<impl>(ex, clk, std::move(opts), std::move(wrapped));
+}
+
+controller::controller(asio::any_io_executor ex, io::clock& clk, controller_options opts,
+                       reconcile_context_func r)
+    : impl_(std::make_unique<impl>(ex, clk, std::move(opts), std::move(r))) {}
+
+controller::~controller() = default;
+
+void controller::enqueue(const object_key& key) { impl_->queue.add(key); }
+
+void controller::enqueue_after(const object_key& key, std::chrono::nanoseconds delay) {
+    impl_->queue.add_after(key, delay);
+}
+
+event_handlers controller::guard(event_handlers h) const {
+    std::weak_ptr<char> alive = impl_->alive;
+    event_handlers guarded;
+    if (h.on_add) {
+        guarded.on_add = [alive, f = std::move(h.on_add)](const object_ptr& o) {
+            if (!alive.expired()) f(o);
+        };
+    }
+    if (h.on_update) {
+        guarded.on_update = [alive, f = std::move(h.on_update)](const object_ptr& a, const object_ptr& b) {
+            if (!alive.expired()) f(a, b);
+        };
+    }
+    if (h.on_delete) {
+        guarded.on_delete = [alive, f = std::move(h.on_delete)](const object_ptr& o, bool tombstone) {
+            if (!alive.expired()) f(o, tombstone);
+        };
+    }
+    return guarded;
+}
+
+std::string_view controller::name() const { return impl_->opts.name; }
+bool controller::needs_leader_election() const { return impl_->opts.needs_leader_election; }
+std::size_t controller::active_workers() const noexcept { return impl_->active; }
+const controller_stats& controller::stats() const noexcept { return impl_->stats; }
+const error& controller::last_error() const noexcept { return impl_->last_error; }
+const async_work_queue& controller::queue() const noexcept { return impl_->queue; }
+const controller_options& controller::options() const noexcept { return impl_->opts; }
+
+void controller::stop() {
+    auto& s = *impl_;
+    if (s.stopping) {
+        return;
+    }
+    s.stopping = true;
+    s.queue.shut_down();  // wakes every worker waiting in get()
+}
+
+asio::awaitable<void> controller::impl::worker() {
+    for (;;) {
+        if (stopping || cancelled) {
+            co_return;
+        }
+        auto next = co_await queue.get();
+        if (!next) {
+            co_return;
+        }
+        if (stopping || cancelled) {
+            queue.done(*next);  // intake stopped: do not start it
+            co_return;
+        }
+        co_await process(std::move(*next));
+    }
+}
+
+asio::awaitable<void> controller::impl::process(object_key key) {
+    reconcile_context ctx;
+    ctx.key = key;
+    const auto hi = opts.random();
+    ctx.reconcile_id = make_reconcile_id(hi, opts.random());
+    ctx.log = log.for_reconcile(opts.name, opts.group, opts.kind, key.ns, key.name, ctx.reconcile_id);
+    ++active;
+    stats.max_in_flight = std::max(stats.max_in_flight, active);
+    if (opts.metrics) {
+        opts.metrics->set_active_workers(static_cast<std::int64_t>(active));
+    }
+    const auto start = clk.now();
+
+    result<reconcile_result> out = reconcile_result{};
+    bool panicked = false;
+    std::string what;
+    try {
+        auto aw = rec(ctx);
+        out = co_await std::move(aw);
+    } catch (const std::exception& e) {
+        panicked = true;
+        what = e.what();
+    } catch (...) {
+        panicked = true;
+        what = "unknown exception";
+    }
+
+    --active;
+    if (opts.metrics) {
+        opts.metrics->set_active_workers(static_cast<std::int64_t>(active));
+    }
+    const double secs = seconds_between(start, clk.now());
+
+    if (cancelled) {
+        // run() was cancelled: whatever ended the reconcile (operation_aborted
+        // thrown or returned) is the cancellation, not a failure.
+        ctx.log.debug("Reconcile cancelled");
+        queue.done(key);
+        co_return;
+    }
+
+    error err;
+    reconcile_result res;
+    if (panicked) {
+        ++stats.panics;
+        if (opts.metrics) {
+            opts.metrics->panic();
+        }
+        err = error(boost::system::errc::make_error_code(boost::system::errc::state_not_recoverable),
+                    "panic: " + what + " [recovered]");
+        ctx.log.error(err, "Observed a panic in reconciler");
+    } else if (!out) {
+        err = out.error();
+    } else {
+        res = *out;
+    }
+
+    const auto d = decide(res, err);
+    ++stats.reconciles;
+    if (opts.metrics) {
+        opts.metrics->reconcile_done(d.outcome, secs);
+    }
+    if (d.error) {
+        ++stats.errors;
+        if (opts.metrics) {
+            opts.metrics->reconcile_error();
+        }
+        if (d.terminal) {
+            ++stats.terminal;
+            if (opts.metrics) {
+                opts.metrics->terminal_error();
+            }
+        }
+        if (d.result_ignored) {
+            ctx.log.info("Warning: Reconciler returned both a non-zero result and a non-nil error. "
+                         "The result will always be ignored if the error is non-nil and the non-nil "
+                         "error causes requeuing with exponential backoff.");
+        }
+        if (!panicked) {
+            ctx.log.error(err, "Reconciler error", {{"terminal", d.terminal}});
+        }
+    } else {
+        ctx.log.debug("Reconcile done", {{"result", d.op == queue_op::forget ? "success" : "requeue"}});
+    }
+
+    switch (d.op) {
+    case queue_op::none:
+        break;
+    case queue_op::forget:
+        queue.forget(key);
+        break;
+    case queue_op::add_rate_limited:
+        queue.add_rate_limited(key);
+        break;
+    case queue_op::forget_then_add_after:
+        queue.forget(key);
+        queue.add_after(key, d.after);
+        break;
+    }
+    queue.done(key);
+}
+
+void controller::impl::task_finished(bool is_worker) {
+    if (is_worker && --workers_running == 0) {
+        metrics_cancel.emit(asio::cancellation_type::terminal);
+    }
+    if (--tasks_running == 0) {
+        done_signal.cancel();
+    }
+}
+
+asio::awaitable<void> controller::run() {
+    auto& s = *impl_;
+    if (s.started) {
+        co_return;
+    }
+    s.started = true;
+    if (s.stopping) {
+        co_return;
+    }
+
+    if (s.opts.wait_for_sync) {
+        s.log.info("Waiting for caches to sync");
+        auto wait = s.opts.wait_for_sync(s.opts.cache_sync_timeout);
+        auto synced = co_await std::move(wait);
+        if (!synced) {
+            s.last_error = synced.error().with_context("wait for caches to sync");
+            s.log.error(s.last_error, "Could not wait for Cache to sync", {{"timeout",
+                std::chrono::duration<double>(s.opts.cache_sync_timeout).count()}});
+            s.queue.shut_down();
+            co_return;
+        }
+    }
+    if (s.stopping) {
+        co_return;
+    }
+
+    const std::size_t n = s.queue.max_concurrent();
+    s.log.info("Starting workers", {{"worker count", static_cast<std::int64_t>(n)}});
+    if (s.opts.metrics) {
+        s.opts.metrics->set_max_concurrent_reconciles(static_cast<std::int64_t>(n));
+        s.opts.metrics->set_active_workers(0);
+    }
+
+    s.cancels.clear();
+    for (std::size_t i = 0; i < n; ++i) {
+        s.cancels.push_back(std::make_unique<asio::cancellation_signal>());
+        ++s.workers_running;
+        ++s.tasks_running;
+        auto on_done = [&s](std::exception_ptr e) {
+            if (e) {
+                try {
+                    std::rethrow_exception(e);
+                } catch (const std::exception& ex) {
+                    s.log.error(ex.what(), "controller worker ended with an exception");
+                } catch (...) {
+                    s.log.error("unknown", "controller worker ended with an exception");
+                }
+            }
+            s.task_finished(true);
+        };
+        auto w = s.worker();
+        asio::co_spawn(s.ex, std::move(w), asio::bind_cancellation_slot(s.cancels.back()->slot(), on_done));
+    }
+    if (s.opts.queue_metrics && s.opts.metrics_period.count() > 0) {
+        ++s.tasks_running;
+        auto on_done = [&s](std::exception_ptr) { s.task_finished(false); };
+        auto m = s.queue.run_metrics(s.opts.metrics_period);
+        asio::co_spawn(s.ex, std::move(m), asio::bind_cancellation_slot(s.metrics_cancel.slot(), on_done));
+    }
+
+    while (s.tasks_running > 0) {
+        auto [ec] = co_await s.done_signal.async_wait(asio::as_tuple(asio::use_awaitable));
+        (void)ec;
+        auto cs = co_await asio::this_coro::cancellation_state;
+        if (cs.cancelled() != asio::cancellation_type::none) {
+            // Cancelled from outside: cancel the in-flight reconciles and
+            // wait for them to unwind.
+            if (!s.cancelled) {
+                s.cancelled = true;
+                s.stopping = true;
+                s.log.info("Cancelled: stopping in-flight reconciles");
+                s.queue.shut_down();
+                for (auto& c : s.cancels) {
+                    c->emit(asio::cancellation_type::terminal);
+                }
+                s.metrics_cancel.emit(asio::cancellation_type::terminal);
+            }
+            co_await asio::this_coro::reset_cancellation_state();
+        }
+    }
+    s.log.info("All workers finished");
+}
+
+} // namespace kcoro::runtime

@@ -1,0 +1,372 @@
+// The controller loop with a fake reconciler on a manual clock (no server):
+// per-key serialization, reruns, requeue_after, rate-limited retries,
+// terminal errors, panics, the concurrency bound, stop and cancellation.
+#include <kcoro/runtime/controller.hpp>
+
+#include "run_until.hpp"
+
+#include <kcoro/io/clock.hpp>
+
+#include <boost/asio/cancellation_signal.hpp>
+#include <boost/asio/io_context.hpp>
+#include <doctest/doctest.h>
+
+#include <map>
+#include <regex>
+#include <stdexcept>
+#include <vector>
+
+namespace asio = boost::asio;
+using namespace std::chrono_literals;
+using kcoro::object_key;
+using kcoro::result;
+using kcoro::runtime::reconcile_result;
+
+namespace {
+
+struct fake_metrics final : kcoro::controller_metrics {
+    std::map<kcoro::reconcile_outcome, int> outcomes;
+    int errors = 0, terminal = 0, panics = 0;
+    std::int64_t active = -1, max_concurrent = -1;
+    void reconcile_done(kcoro::reconcile_outcome o, double) override { ++outcomes[o]; }
+    void reconcile_error() override { ++errors; }
+    void terminal_error() override { ++terminal; }
+    void panic() override { ++panics; }
+    void set_active_workers(std::int64_t n) override { active = n; }
+    void set_max_concurrent_reconciles(std::int64_t n) override { max_concurrent = n; }
+};
+
+// What one reconcile does: how long it works (on the manual clock) and how it ends.
+struct step {
+    std::chrono::nanoseconds work{0};
+    result<reconcile_result> out = reconcile_result{};
+    bool throws = false;
+};
+
+struct harness {
+    asio::io_context ioc;
+    kcoro::io::manual_clock clk;
+    std::shared_ptr<fake_metrics> metrics = std::make_shared<fake_metrics>();
+    // Scripted steps per key (the last one repeats); default: success at once.
+    std::map<object_key, std::vector<step>> script;
+    std::map<object_key, int> starts, in_flight;
+    std::vector<std::pair<object_key, kcoro::steady_time>> start_log;
+    int overlap_violations = 0;
+    int now_in_flight = 0, max_in_flight = 0;
+    std::unique_ptr<kcoro::runtime::controller> ctl;
+    std::shared_ptr<std::optional<bool>> finished;
+    asio::cancellation_signal cancel;
+
+    explicit harness(std::size_t max_concurrent = 1) {
+        kcoro::runtime::controller_options o;
+        o.name = "test";
+        o.max_concurrent_reconciles = max_concurrent;
+        o.rate_limiter.bucket = std::nullopt;  // per-key backoff only, for exact figures
+        o.metrics = metrics;
+        std::uint64_t n = 0;
+        o.random = [n]() mutable { return ++n * 0x9e3779b97f4a7c15ULL; };
+        ctl = std::make_unique<kcoro::runtime::controller>(ioc.get_executor(), clk, std::move(o),
+                                                          [this](const object_key& k) { return reconcile(k); });
+    }
+
+    asio::awaitable<result<reconcile_result>> reconcile(const object_key& k) {
+        const object_key key = k;
+        if (in_flight[key]++ > 0) ++overlap_violations;
+        max_in_flight = std::max(max_in_flight, ++now_in_flight);
+        int n = starts[key]++;
+        start_log.emplace_back(key, clk.now());
+        step s;
+        if (auto it = script.find(key); it != script.end() && !it->second.empty()) {
+            s = it->second[std::min<std::size_t>(n, it->second.size() - 1)];
+        }
+        if (s.work.count() > 0) {
+            auto ec = co_await clk.sleep_for(s.work);
+            if (ec) {
+                --in_flight[key];
+                --now_in_flight;
+                co_return kcoro::error(kcoro::kcoro_errc::cancelled, "cancelled");
+            }
+        }
+        --in_flight[key];
+        --now_in_flight;
+        if (s.throws) throw std::runtime_error("boom");
+        co_return s.out;
+    }
+
+    void start() {
+        finished = std::make_shared<std::optional<bool>>();
+        auto out = finished;
+        auto r = ctl->run();
+        asio::co_spawn(ioc, std::move(r), asio::bind_cancellation_slot(cancel.slot(), [out](std::exception_ptr e) {
+                           if (e) std::rethrow_exception(e);
+                           out->emplace(true);
+                       }));
+        settle();
+    }
+    // Runs every ready handler (no time passes on the manual clock).
+    void settle() {
+        for (int i = 0; i < 50; ++i) {
+            if (ioc.stopped()) ioc.restart();
+            if (ioc.poll() == 0) break;
+        }
+    }
+    void advance(std::chrono::nanoseconds d) {
+        clk.advance(d);
+        settle();
+    }
+    bool done() const { return finished && finished->has_value(); }
+    int total_starts() const {
+        int t = 0;
+        for (auto& [k, n] : starts) t += n;
+        return t;
+    }
+};
+
+const object_key a{"ns", "a"};
+const object_key b{"ns", "b"};
+
+} // namespace
+
+TEST_CASE("make_reconcile_id is UUID-like") {
+    auto id = kcoro::runtime::make_reconcile_id(0x0123456789abcdefULL, 0xfedcba9876543210ULL);
+    CHECK(std::regex_match(id, std::regex("[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}")));
+    CHECK(id == "01234567-89ab-4def-bedc-ba9876543210");
+    CHECK(kcoro::runtime::make_reconcile_id(1, 2) != kcoro::runtime::make_reconcile_id(1, 3));
+}
+
+TEST_CASE("success forgets; an add while processing reruns once after, never concurrently") {
+    harness h(2);
+    h.script[a] = {{10ms}};
+    h.start();
+    CHECK(h.metrics->max_concurrent == 2);
+    h.ctl->enqueue(a);
+    h.settle();
+    CHECK(h.starts[a] == 1);
+    h.ctl->enqueue(a);  // during processing: dirty, rerun after done
+    h.ctl->enqueue(a);  // collapses into the same rerun
+    h.settle();
+    CHECK(h.starts[a] == 1);
+    h.advance(10ms);
+    CHECK(h.starts[a] == 2);
+    h.advance(10ms);
+    CHECK(h.starts[a] == 2);  // no third run
+    CHECK(h.overlap_violations == 0);
+    CHECK(h.ctl->stats().reconciles == 2);
+    CHECK(h.metrics->outcomes[kcoro::reconcile_outcome::success] == 2);
+    CHECK(h.ctl->queue().queue().num_requeues(a) == 0);
+    h.ctl->stop();
+    h.settle();
+    CHECK(h.done());
+}
+
+TEST_CASE("requeue_after runs again after exactly that delay") {
+    harness h;
+    h.script[a] = {{0ns, reconcile_result{false, 1s}}, {}};
+    h.start();
+    h.ctl->enqueue(a);
+    h.settle();
+    CHECK(h.starts[a] == 1);
+    h.advance(999ms);
+    CHECK(h.starts[a] == 1);
+    h.advance(1ms);
+    CHECK(h.starts[a] == 2);
+    CHECK(h.metrics->outcomes[kcoro::reconcile_outcome::requeue_after] == 1);
+    h.advance(10s);
+    CHECK(h.starts[a] == 2);
+    h.ctl->stop();
+    h.settle();
+    CHECK(h.done());
+}
+
+TEST_CASE("errors retry with 5 ms x 2^n, success forgets the count") {
+    harness h;
+    const kcoro::error boom(kcoro::api_errc::internal_error, "boom");
+    h.script[a] = {{0ns, boom}, {0ns, boom}, {0ns, boom}, {}};
+    h.start();
+    h.ctl->enqueue(a);
+    h.settle();
+    CHECK(h.starts[a] == 1);
+    const auto t0 = h.clk.now();
+    for (auto delay : {5ms, 10ms, 20ms}) {
+        int before = h.starts[a];
+        h.advance(delay - 1ms);
+        CHECK(h.starts[a] == before);
+        h.advance(1ms);
+        CHECK(h.starts[a] == before + 1);
+    }
+    CHECK(h.clk.now() - t0 == 35ms);
+    CHECK(h.starts[a] == 4);
+    CHECK(h.ctl->stats().errors == 3);
+    CHECK(h.metrics->errors == 3);
+    CHECK(h.ctl->queue().queue().num_requeues(a) == 0);  // forgotten after the success
+    // requeue() also backs off through the limiter
+    h.script[b] = {{0ns, kcoro::runtime::requeue()}, {}};
+    h.ctl->enqueue(b);
+    h.settle();
+    CHECK(h.starts[b] == 1);
+    h.advance(5ms);
+    CHECK(h.starts[b] == 2);
+    CHECK(h.metrics->outcomes[kcoro::reconcile_outcome::requeue] == 1);
+    h.ctl->stop();
+    h.settle();
+}
+
+TEST_CASE("terminal errors are counted and not requeued") {
+    harness h;
+    h.script[a] = {{0ns, kcoro::runtime::terminal_error("bad spec")}};
+    h.start();
+    h.ctl->enqueue(a);
+    h.settle();
+    h.advance(2000s);
+    CHECK(h.starts[a] == 1);
+    CHECK(h.ctl->stats().terminal == 1);
+    CHECK(h.metrics->terminal == 1);
+    CHECK(h.metrics->errors == 1);
+    // a new event still reconciles it
+    h.ctl->enqueue(a);
+    h.settle();
+    CHECK(h.starts[a] == 2);
+    h.ctl->stop();
+    h.settle();
+}
+
+TEST_CASE("an exception escaping reconcile is a panic: counted, logged, retried") {
+    harness h;
+    step thrower;
+    thrower.throws = true;
+    h.script[a] = {thrower, {}};
+    h.start();
+    h.ctl->enqueue(a);
+    h.settle();
+    CHECK(h.starts[a] == 1);
+    CHECK(h.ctl->stats().panics == 1);
+    CHECK(h.metrics->panics == 1);
+    CHECK(h.metrics->errors == 1);
+    h.advance(5ms);
+    CHECK(h.starts[a] == 2);
+    CHECK(h.ctl->stats().panics == 1);
+    CHECK(h.metrics->active == 0);
+    h.ctl->stop();
+    h.settle();
+    CHECK(h.done());
+}
+
+TEST_CASE("max_concurrent_reconciles = 2: never 3 in flight, every key runs") {
+    harness h(2);
+    std::vector<object_key> keys;
+    for (int i = 0; i < 7; ++i) {
+        keys.push_back({"ns", "k" + std::to_string(i)});
+        h.script[keys.back()] = {{10ms}};
+    }
+    h.start();
+    for (auto& k : keys) h.ctl->enqueue(k);
+    h.settle();
+    CHECK(h.now_in_flight == 2);
+    CHECK(h.ctl->active_workers() == 2);
+    for (int i = 0; i < 10; ++i) h.advance(10ms);
+    CHECK(h.total_starts() == 7);
+    CHECK(h.max_in_flight == 2);
+    CHECK(h.ctl->stats().max_in_flight == 2);
+    h.ctl->stop();
+    h.settle();
+    CHECK(h.done());
+}
+
+TEST_CASE("stop(): intake stops, in-flight reconciles finish, run() returns after the drain") {
+    harness h(2);
+    h.script[a] = {{50ms}};
+    h.script[b] = {{50ms}};
+    h.start();
+    h.ctl->enqueue(a);
+    h.ctl->enqueue(b);
+    h.settle();
+    CHECK(h.now_in_flight == 2);
+    h.ctl->enqueue({"ns", "queued"});  // waits for a slot
+    h.ctl->stop();
+    h.ctl->enqueue({"ns", "late"});  // ignored
+    h.settle();
+    CHECK_FALSE(h.done());
+    h.advance(50ms);
+    CHECK(h.done());
+    CHECK(h.ctl->stats().reconciles == 2);
+    CHECK(h.starts.count({"ns", "queued"}) == 0);
+    CHECK(h.starts.count({"ns", "late"}) == 0);
+    CHECK(h.ctl->stats().errors == 0);
+}
+
+TEST_CASE("stop() before run(): run() returns at once") {
+    harness h;
+    h.ctl->stop();
+    h.start();
+    CHECK(h.done());
+}
+
+TEST_CASE("cancelling run() cancels in-flight reconciles, without counting panics or errors") {
+    harness h;
+    h.script[a] = {{1h}};
+    h.start();
+    h.ctl->enqueue(a);
+    h.settle();
+    CHECK(h.now_in_flight == 1);
+    h.cancel.emit(asio::cancellation_type::terminal);
+    h.settle();
+    CHECK(h.done());
+    CHECK(h.now_in_flight == 0);
+    CHECK(h.ctl->stats().panics == 0);
+    CHECK(h.ctl->stats().errors == 0);
+    CHECK(h.clk.sleepers() == 0);
+}
+
+TEST_CASE("a reconcile_context reconciler gets a fresh reconcile ID each time") {
+    asio::io_context ioc;
+    kcoro::io::manual_clock clk;
+    std::vector<std::string> ids;
+    kcoro::runtime::controller_options o;
+    o.name = "ctx";
+    kcoro::runtime::controller ctl(ioc.get_executor(), clk, o,
+                                   kcoro::runtime::reconcile_context_func(
+                                       [&](const kcoro::runtime::reconcile_context& c)
+                                           -> asio::awaitable<result<reconcile_result>> {
+                                           ids.push_back(c.reconcile_id);
+                                           CHECK(c.key == a);
+                                           co_return reconcile_result{};
+                                       }));
+    auto body = [&]() -> asio::awaitable<bool> {
+        co_await ctl.run();
+        co_return true;
+    };
+    auto done = kcoro::test::start(ioc, body());
+    ctl.enqueue(a);
+    REQUIRE(kcoro::test::run_until(ioc, [&] { return ids.size() == 1; }, 5s));
+    ctl.enqueue(a);
+    REQUIRE(kcoro::test::run_until(ioc, [&] { return ids.size() == 2; }, 5s));
+    CHECK(ids[0] != ids[1]);
+    CHECK(ids[0].size() == 36);
+    ctl.stop();
+    CHECK(kcoro::test::run_until(ioc, [&] { return done->has_value(); }, 5s));
+}
+
+TEST_CASE("a cache sync error ends run() without reconciling") {
+    asio::io_context ioc;
+    kcoro::io::manual_clock clk;
+    int calls = 0;
+    kcoro::runtime::controller_options o;
+    o.name = "sync";
+    o.wait_for_sync = [](std::chrono::nanoseconds) -> asio::awaitable<result<void>> {
+        co_return kcoro::error(kcoro::api_errc::forbidden, "configmaps is forbidden");
+    };
+    kcoro::runtime::controller ctl(ioc.get_executor(), clk, o,
+                                   [&](const object_key&) -> asio::awaitable<result<reconcile_result>> {
+                                       ++calls;
+                                       co_return reconcile_result{};
+                                   });
+    ctl.enqueue(a);
+    auto body = [&]() -> asio::awaitable<bool> {
+        co_await ctl.run();
+        co_return true;
+    };
+    auto done = kcoro::test::start(ioc, body());
+    CHECK(kcoro::test::run_until(ioc, [&] { return done->has_value(); }, 5s));
+    CHECK(calls == 0);
+    CHECK(kcoro::is_forbidden(ctl.last_error()));
+}
