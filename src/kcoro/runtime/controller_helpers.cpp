@@ -1,0 +1,329 @@
+#include <kcoro/runtime/controller_helpers.hpp>
+
+#include <kcoro/client/client.hpp>
+#include <kcoro/core/json_merge_patch.hpp>
+
+#include <boost/json/serialize.hpp>
+
+#include <utility>
+
+namespace kcoro::runtime {
+
+namespace asio = boost::asio;
+namespace json = boost::json;
+
+namespace {
+
+constexpr std::string_view already_owned_prefix = "already owned: ";
+constexpr std::string_view name_conflict_prefix = "name conflict: ";
+
+std::string describe(const json::object& obj) {
+    return std::string(kind_of(obj)) + " " + key_of(obj).str();
+}
+
+// The owner references of `current` with those of `desired` upserted by uid.
+json::array merged_owner_references(const json::object& current, const json::object& desired) {
+    json::array out;
+    if (const auto* v = find_path(current, {"metadata", "ownerReferences"}); v && v->is_array()) {
+        out = v->as_array();
+    }
+    const auto* d = find_path(desired, {"metadata", "ownerReferences"});
+    if (!d || !d->is_array()) {
+        return out;
+    }
+    for (const auto& ref : d->as_array()) {
+        const auto uid = owner_reference_from(ref).uid;
+        bool found = false;
+        for (auto& existing : out) {
+            if (owner_reference_from(existing).uid == uid) {
+                existing = ref;
+                found = true;
+            }
+        }
+        if (!found) {
+            out.push_back(ref);
+        }
+    }
+    return out;
+}
+
+// What of `desired` the controller asserts: everything but identity and
+// status, plus labels, annotations and (merged) owner references.
+json::object desired_fields(const json::object& current, const json::object& desired) {
+    json::object out;
+    for (const auto& [k, v] : desired) {
+        if (k == "metadata" || k == "status" || k == "apiVersion" || k == "kind") {
+            continue;
+        }
+        out[k] = v;
+    }
+    json::object meta;
+    if (const auto* l = labels_of(desired); l && !l->empty()) {
+        meta["labels"] = *l;
+    }
+    if (const auto* a = annotations_of(desired); a && !a->empty()) {
+        meta["annotations"] = *a;
+    }
+    if (const auto* d = find_path(desired, {"metadata", "ownerReferences"}); d && d->is_array() && !d->as_array().empty()) {
+        meta["ownerReferences"] = merged_owner_references(current, desired);
+    }
+    if (!meta.empty()) {
+        out["metadata"] = std::move(meta);
+    }
+    return out;
+}
+
+} // namespace
+
+// --- pure ----------------------------------------------------------------
+
+result<bool> set_controller_reference(json::object& child, const json::object& owner) {
+    const auto ref = make_controller_reference(owner);
+    if (auto existing = controller_of(child); existing && existing->uid != ref.uid) {
+        return result<bool>(boost::system::in_place_error,
+                            error(kcoro_errc::invalid_argument,
+                                  std::string(already_owned_prefix) + describe(child) +
+                                      " is already owned by another " + existing->kind + " controller " +
+                                      existing->name));
+    }
+    auto& meta = mutable_metadata(child);
+    auto it = meta.find("ownerReferences");
+    if (it == meta.end() || !it->value().is_array()) {
+        meta["ownerReferences"] = json::array{to_json(ref)};
+        return true;
+    }
+    auto& refs = it->value().as_array();
+    const json::value wanted = to_json(ref);
+    for (auto& r : refs) {
+        if (owner_reference_from(r).uid == ref.uid) {
+            if (json_equal(r, wanted)) {
+                return false;
+            }
+            r = wanted;
+            return true;
+        }
+    }
+    refs.push_back(wanted);
+    return true;
+}
+
+bool is_already_owned(const error& e) noexcept {
+    return e.code() == make_error_code(kcoro_errc::invalid_argument) &&
+           e.message().rfind(already_owned_prefix, 0) == 0;
+}
+
+bool is_name_conflict(const error& e) noexcept {
+    return is_already_exists(e) && e.message().rfind(name_conflict_prefix, 0) == 0;
+}
+
+bool json_subset(const json::value& sub, const json::value& super) noexcept {
+    if (sub.is_object() && super.is_object()) {
+        const auto& sup = super.as_object();
+        for (const auto& [k, v] : sub.as_object()) {
+            auto it = sup.find(k);
+            if (v.is_null()) {
+                if (it != sup.end() && !it->value().is_null()) return false;
+                continue;
+            }
+            if (it == sup.end() || !json_subset(v, it->value())) {
+                return false;
+            }
+        }
+        return true;
+    }
+    return json_equal(sub, super);
+}
+
+bool matches_desired(const json::object& current, const json::object& desired) {
+    return json_subset(desired_fields(current, desired), current);
+}
+
+json::object make_drift_patch(const json::object& current, const json::object& desired) {
+    auto patch = create_repair_merge_patch(current, desired_fields(current, desired));
+    json::object out = patch.is_object() ? std::move(patch.as_object()) : json::object{};
+    auto& meta = out["metadata"];
+    if (!meta.is_object()) {
+        meta = json::object{};
+    }
+    meta.as_object()["resourceVersion"] = resource_version_of(current);
+    return out;
+}
+
+bool set_status_condition(json::object& obj, condition c, wall_time now) {
+    if (c.observed_generation == 0) {
+        c.observed_generation = generation_of(obj);
+    }
+    bool changed = set_condition(obj, c, now);
+    auto& status = obj["status"];
+    if (!status.is_object()) {
+        status = json::object{};
+        changed = true;
+    }
+    auto& st = status.as_object();
+    const json::value gen = generation_of(obj);
+    if (auto it = st.find("observedGeneration"); it == st.end() || !json_equal(it->value(), gen)) {
+        st["observedGeneration"] = gen;
+        changed = true;
+    }
+    return changed;
+}
+
+bool status_equal(const json::object& obj, const json::value& desired) {
+    auto it = obj.find("status");
+    if (it == obj.end()) {
+        return desired.is_null() || (desired.is_object() && desired.as_object().empty());
+    }
+    return json_equal(it->value(), desired);
+}
+
+bool is_noop_write(const json::object& before, const json::object& after) noexcept {
+    auto rv = resource_version_of(before);
+    return !rv.empty() && rv == resource_version_of(after);
+}
+
+std::string_view to_string(write_op op) noexcept {
+    switch (op) {
+    case write_op::none: return "none";
+    case write_op::created: return "created";
+    case write_op::patched: return "patched";
+    case write_op::updated: return "updated";
+    }
+    return "?";
+}
+
+// --- coroutines ------------------------------------------------------------
+
+asio::awaitable<result<write_result>> create_or_patch(client::client& c, group_version_resource gvr,
+                                                      json::object desired, object_ptr owner, mutate_func mutate,
+                                                      helper_options opts) {
+    if (owner) {
+        auto set = set_controller_reference(desired, *owner);
+        if (!set) {
+            co_return set.error();
+        }
+    }
+    const object_key key = key_of(desired);
+    const get_options gopts{};
+    auto current = co_await c.get(gvr, key, gopts);
+    if (!current && is_not_found(current.error())) {
+        const create_options copts{};
+        auto created = co_await c.create(gvr, key.ns, desired, copts);
+        if (created) {
+            co_return write_result{*created, write_op::created};
+        }
+        if (!is_already_exists(created.error())) {
+            co_return created.error();
+        }
+        // Created meanwhile (by us, with the response lost, or by someone
+        // else): read it and verify it like any existing object.
+        current = co_await c.get(gvr, key, gopts);
+    }
+    if (!current) {
+        co_return current.error();
+    }
+    const object_ptr cur = *current;
+    if (owner && !is_controlled_by(*cur, uid_of(*owner))) {
+        co_return error(api_errc::already_exists, std::string(name_conflict_prefix) + describe(*cur) +
+                                                      " exists and is not controlled by " + describe(*owner));
+    }
+    if (mutate) {
+        mutate(desired, *cur);
+    }
+    if (matches_desired(*cur, desired)) {
+        co_return write_result{cur, write_op::none};
+    }
+    const std::string body = json::serialize(make_drift_patch(*cur, desired));
+    const patch_options popts{};
+    auto patch_op = c.patch(gvr, key, body, popts);  // awaitable named first (g++ 12)
+    auto patched = co_await std::move(patch_op);
+    if (!patched) {
+        co_return patched.error();
+    }
+    if (is_noop_write(*cur, **patched) && opts.noop_write) {
+        opts.noop_write(gvr);
+    }
+    co_return write_result{*patched, write_op::patched};
+}
+
+namespace {
+
+enum class finalizer_change { add, remove };
+
+asio::awaitable<result<object_ptr>> change_finalizer(client::client& c, group_version_resource gvr, object_ptr obj,
+                                                     std::string finalizer, helper_options opts,
+                                                     finalizer_change what) {
+    for (int attempt = 0;; ++attempt) {
+        auto patch = what == finalizer_change::add ? make_add_finalizer_patch(*obj, finalizer, opts.guard)
+                                                   : make_remove_finalizer_patch(*obj, finalizer, opts.guard);
+        if (!patch) {
+            co_return obj;
+        }
+        const object_key key = key_of(*obj);
+        patch_options popts;
+        popts.type = patch_type::json;
+        const std::string body = json::serialize(*patch);
+        auto patch_op = c.patch(gvr, key, body, popts);
+        auto r = co_await std::move(patch_op);
+        if (r) {
+            if (is_noop_write(*obj, **r) && opts.noop_write) {
+                opts.noop_write(gvr);
+            }
+            co_return *r;
+        }
+        if (what == finalizer_change::remove && is_not_found(r.error())) {
+            co_return object_ptr{};
+        }
+        if (attempt > 0 || !(is_invalid(r.error()) || is_conflict(r.error()))) {
+            co_return r.error();
+        }
+        // Someone changed the finalizers (or the object) since it was read:
+        // read again and decide again, once.
+        const get_options gopts{};
+        auto fresh = co_await c.get(gvr, key, gopts);
+        if (!fresh) {
+            if (what == finalizer_change::remove && is_not_found(fresh.error())) {
+                co_return object_ptr{};
+            }
+            co_return fresh.error();
+        }
+        obj = *fresh;
+    }
+}
+
+} // namespace
+
+asio::awaitable<result<object_ptr>> ensure_finalizer(client::client& c, group_version_resource gvr, object_ptr obj,
+                                                     std::string finalizer, helper_options opts) {
+    auto op = change_finalizer(c, std::move(gvr), std::move(obj), std::move(finalizer), std::move(opts),
+                               finalizer_change::add);
+    co_return co_await std::move(op);
+}
+
+asio::awaitable<result<object_ptr>> remove_finalizer(client::client& c, group_version_resource gvr, object_ptr obj,
+                                                     std::string finalizer, helper_options opts) {
+    auto op = change_finalizer(c, std::move(gvr), std::move(obj), std::move(finalizer), std::move(opts),
+                               finalizer_change::remove);
+    co_return co_await std::move(op);
+}
+
+asio::awaitable<result<write_result>> update_status_if_changed(client::client& c, group_version_resource gvr,
+                                                               object_ptr current, json::value desired_status,
+                                                               helper_options opts) {
+    if (status_equal(*current, desired_status)) {
+        co_return write_result{current, write_op::none};
+    }
+    json::object copy = *current;
+    copy["status"] = std::move(desired_status);
+    update_options uopts;
+    auto update_op = c.update_status(gvr, copy, uopts);
+    auto r = co_await std::move(update_op);
+    if (!r) {
+        co_return r.error();
+    }
+    if (is_noop_write(*current, **r) && opts.noop_write) {
+        opts.noop_write(gvr);
+    }
+    co_return write_result{*r, write_op::updated};
+}
+
+} // namespace kcoro::runtime
