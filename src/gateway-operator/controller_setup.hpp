@@ -1,0 +1,66 @@
+// Wires the GatewayInstance reconciler onto a manager as a controller
+// (docs/operator.md, "Running it"):
+//
+//   For     gatewayinstances.gateway.kcoro.dev (every namespace the manager watches)
+//   Owns    apps/v1 Deployments and v1 Services (mapped through the controller
+//           owner reference of kind gateway.kcoro.dev/GatewayInstance)
+//   Watches v1 ConfigMaps in the registry namespace that carry the uid label
+//           (the registrations); mapped to their instance through an index
+//           uid -> instance over the GatewayInstance informer
+//
+// The registration carries only the instance's uid as a label (a label value
+// cannot hold "namespace/name", and the uid is what identifies the instance
+// across delete + recreate). The mapping therefore asks the GatewayInstance
+// cache which instance has that uid (`uid_index`). An instance that is no
+// longer cached maps to nothing: its own deletion event already queued it.
+//
+// Reconciler events go to the manager's event recorder (reporting
+// controller "gateway-operator"): Normal for creations and repairs, Warning
+// for NameConflict, Forbidden and InvalidSpec.
+//
+// Lifetime: the manager owns the controller; the controller owns the
+// reconciler (shared with the returned handle). Thread safety: none.
+#pragma once
+
+#include "reconciler.hpp"
+
+#include <kcoro/runtime/controller.hpp>
+#include <kcoro/runtime/event_sources.hpp>
+#include <kcoro/runtime/informer_factory.hpp>
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace kcoro::server {
+class manager;
+}
+
+namespace gateway {
+
+/// The controller's name in logs and metrics (controller-runtime lower-cases the kind).
+inline constexpr std::string_view controller_name = "gatewayinstance";
+/// The reporting controller of the Events.
+inline constexpr std::string_view event_source = "gateway-operator";
+/// Index over the GatewayInstance informer: metadata.uid -> the instance.
+inline constexpr std::string_view uid_index = "gateway.kcoro.dev/uid";
+
+/// The index function of `uid_index` (pure).
+std::vector<std::string> index_by_uid(const boost::json::object& obj);
+
+/// The instances a registration ConfigMap belongs to: its uid label looked up
+/// in the GatewayInstance cache (pure given the factory).
+std::vector<kcoro::object_key> registration_to_instances(kcoro::runtime::informer_factory& cache,
+                                                         const boost::json::object& cm);
+
+/// What setup() made: the controller is owned by the manager.
+struct operator_handle {
+    std::shared_ptr<reconciler> rec;
+    kcoro::runtime::controller* ctl = nullptr;
+};
+
+/// Builds the reconciler and its controller on `mgr` (before mgr.run()).
+operator_handle setup(kcoro::server::manager& mgr, reconciler_options opts);
+
+} // namespace gateway
