@@ -1,0 +1,636 @@
+// The manager: the start order, the stop order and the signals, in one place.
+#include <kcoro/server/manager.hpp>
+
+#include <kcoro/client/client.hpp>
+#include <kcoro/io/http_server.hpp>
+#include <kcoro/server/metrics_handler.hpp>
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/bind_cancellation_slot.hpp>
+#include <boost/asio/cancellation_signal.hpp>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/experimental/awaitable_operators.hpp>
+#include <boost/asio/signal_set.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
+#include <csignal>
+#include <cstdlib>
+#include <iostream>
+#include <list>
+#include <map>
+
+namespace kcoro::server {
+
+namespace asio = boost::asio;
+using namespace asio::experimental::awaitable_operators;
+using asio::ip::tcp;
+
+result<tcp::endpoint> parse_bind_address(std::string_view address) {
+    auto bad = [&](std::string_view why) {
+        return error(kcoro_errc::invalid_config,
+                     "bind address \"" + std::string(address) + "\": " + std::string(why));
+    };
+    auto colon = address.rfind(':');
+    if (colon == std::string_view::npos) return bad("want \":port\" or \"host:port\"");
+    auto host = address.substr(0, colon);
+    auto port_text = address.substr(colon + 1);
+    unsigned port = 0;
+    if (port_text.empty() || port_text.size() > 5) return bad("bad port");
+    for (char ch : port_text) {
+        if (ch < '0' || ch > '9') return bad("bad port");
+        port = port * 10 + static_cast<unsigned>(ch - '0');
+    }
+    if (port > 65535) return bad("port out of range");
+    if (host.size() >= 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+    asio::ip::address addr;
+    if (host.empty()) {
+        addr = asio::ip::address_v6::any();
+    } else if (host == "localhost") {
+        addr = asio::ip::address_v4::loopback();
+    } else {
+        boost::system::error_code ec;
+        addr = asio::ip::make_address(std::string(host), ec);
+        if (ec) return bad("host must be an IP address or localhost");
+    }
+    return tcp::endpoint(addr, static_cast<unsigned short>(port));
+}
+
+namespace {
+
+// One runnable the manager runs.
+struct entry {
+    runtime::runnable* r = nullptr;
+    std::unique_ptr<runtime::runnable> owned;
+    bool started = false;
+    bool finished = false;
+    asio::cancellation_signal cancel;
+};
+
+std::string resource_label(const runtime::informer_key& k) {
+    return k.gvr.group.empty() ? k.gvr.resource : k.gvr.resource + "." + k.gvr.group;
+}
+
+io::http_response to_response(const http_answer& a) {
+    io::http_response r;
+    r.status = static_cast<unsigned>(a.status);
+    r.content_type = a.content_type;
+    r.headers = a.headers;
+    r.body = a.body;
+    return r;
+}
+
+} // namespace
+
+struct manager::impl {
+    manager_options opts;
+    manager_setup setup;
+
+    std::unique_ptr<asio::io_context> own_ioc;
+    asio::io_context* ioc = nullptr;
+    std::unique_ptr<io::system_clock> own_clock;
+    io::clock* clk = nullptr;
+    logger log;
+    metrics_registry metrics;
+    std::unique_ptr<client::client> own_client;
+    client::client* cl = nullptr;
+    std::string identity;
+    std::unique_ptr<runtime::informer_factory> cache;
+    std::map<std::string, std::unique_ptr<runtime::event_recorder>, std::less<>> recorders;
+    std::list<entry> entries;  // stable addresses
+    entry* elector_entry = nullptr;
+    std::unique_ptr<runtime::leader_elector> elector;
+
+    health_handler probes;
+    watchdog dog;
+    std::unique_ptr<metrics_handler> metrics_h;
+    std::unique_ptr<io::http_server> metrics_srv;
+    std::unique_ptr<io::http_server> probe_srv;
+    std::optional<asio::signal_set> signals;
+    std::optional<asio::steady_timer> wake;  // the main coroutine's wake-up
+    asio::cancellation_signal watchdog_cancel;
+    asio::cancellation_signal sync_cancel;
+    bool watchdog_running = false;
+
+    // Phases of the start order (see run_async).
+    bool running = false;
+    bool background_started = false;  // step 2 began
+    bool synced = false;
+    bool leading = false;             // leader-gated runnables may run
+    bool stop_requested = false;
+    bool leadership_lost = false;
+    bool runnable_failed = false;
+    int signals_seen = 0;
+
+    impl(manager_options o, manager_setup s)
+        : opts(std::move(o)), setup(std::move(s)), metrics(true), dog(setup.watchdog_max_stall, steady_time{}) {}
+
+    void notify() {
+        if (wake) wake->cancel();
+    }
+
+    // Spawns one runnable; its completion wakes the main coroutine.
+    void start(entry& e) {
+        if (e.started) return;
+        e.started = true;
+        log.debug("starting runnable", {{"runnable", e.r->name()}});
+        auto done = [this, &e](std::exception_ptr ex) {
+            e.finished = true;
+            if (ex) {
+                try {
+                    std::rethrow_exception(ex);
+                } catch (const std::exception& x) {
+                    log.error(x.what(), "runnable failed", {{"runnable", e.r->name()}});
+                } catch (...) {
+                    log.error("unknown exception", "runnable failed", {{"runnable", e.r->name()}});
+                }
+                runnable_failed = true;
+                stop_requested = true;
+            }
+            notify();
+        };
+        asio::co_spawn(*ioc, e.r->run(), asio::bind_cancellation_slot(e.cancel.slot(), done));
+    }
+
+    bool phase_started(const entry& e) const {
+        return e.r->needs_leader_election() ? leading : background_started;
+    }
+
+    entry& add_entry(runtime::runnable* r, std::unique_ptr<runtime::runnable> owned) {
+        auto& e = entries.emplace_back();
+        e.r = r;
+        e.owned = std::move(owned);
+        if (running && !stop_requested && phase_started(e)) start(e);
+        return e;
+    }
+
+    void start_leader_gated() {
+        leading = true;
+        for (auto& e : entries) {
+            if (e.r->needs_leader_election()) start(e);
+        }
+    }
+
+    // Leadership lost: every leader-gated runnable stops now, in-flight work
+    // is cancelled (never two active writers).
+    void stop_leader_gated_at_once() {
+        leading = false;
+        for (auto& e : entries) {
+            if (!e.r->needs_leader_election() || !e.started || e.finished) continue;
+            e.r->stop();
+            e.cancel.emit(asio::cancellation_type::terminal);
+        }
+    }
+
+    template <class Pred>
+    asio::awaitable<bool> wait_for(Pred done, steady_time deadline) {
+        while (!done()) {
+            if (clk->now() >= deadline) co_return false;
+            auto s = clk->sleep_until(deadline);
+            auto w = wake->async_wait(asio::as_tuple(asio::use_awaitable));
+            auto race = std::move(s) || std::move(w);
+            co_await std::move(race);
+        }
+        co_return true;
+    }
+
+    bool all_finished(bool leader_gated) const {
+        for (auto& e : entries) {
+            if (&e == elector_entry) continue;
+            if (e.r->needs_leader_election() == leader_gated && e.started && !e.finished) return false;
+        }
+        return true;
+    }
+
+    asio::awaitable<void> watchdog_loop() {
+        for (;;) {
+            dog.progress(clk->now());
+            auto ec = co_await clk->sleep_for(setup.watchdog_interval);
+            if (ec) co_return;
+        }
+    }
+
+    void handle_signals() {
+        signals->async_wait([this](boost::system::error_code ec, int sig) {
+            if (ec) return;
+            ++signals_seen;
+            if (signals_seen == 1) {
+                log.info("received signal, stopping", {{"signal", sig}});
+                stop_requested = true;
+                notify();
+                handle_signals();
+            } else {
+                log.info("received a second signal, exiting now", {{"signal", sig}});
+                std::_Exit(exit_failure);
+            }
+        });
+    }
+
+    result<void> listen(std::unique_ptr<io::http_server>& srv, const std::string& address, io::http_handler h,
+                        std::string_view what) {
+        auto ep = parse_bind_address(address);
+        if (!ep) return ep.error();
+        srv = std::make_unique<io::http_server>(ioc->get_executor(), *clk, h);
+        auto bound = srv->listen(*ep);
+        if (!bound && ep->address().is_v6() && ep->address().is_unspecified()) {
+            // No IPv6 here: every IPv4 address instead.
+            srv = std::make_unique<io::http_server>(ioc->get_executor(), *clk, std::move(h));
+            bound = srv->listen(tcp::endpoint(asio::ip::address_v4::any(), ep->port()));
+        }
+        if (!bound) return bound.error().with_context(std::string(what) + " server: listen on " + address);
+        log.info(std::string("starting ") + std::string(what) + " server",
+                 {{"bindAddress", bound->address().to_string() + ":" + std::to_string(bound->port())}});
+        return {};
+    }
+
+    asio::awaitable<int> run();
+    asio::awaitable<int> shut_down(int code);
+};
+
+// ----------------------------------------------------------------------------
+// THE START ORDER (controller-runtime's pkg/manager/internal.go, Start):
+//
+//  1. metrics server, probe server, liveness watchdog: up first, so a slow
+//     cache sync is visible (readyz fails with "informers" until synced,
+//     healthz passes) and scrapes work from the start;
+//  2. every runnable that does not need leader election: the informer
+//     factory (watches start), the event recorders, caches and webhooks;
+//  3. wait until every informer synced (bounded by cache_sync_timeout); the
+//     readiness check "informers" then passes. A standby replica is ready:
+//     readiness never depends on leadership;
+//  4. leader election, when --leader-elect; otherwise this replica leads;
+//  5. the leader-gated runnables (controllers), once leading.
+// Then wait for a stop request (signal, request_stop) or leadership loss.
+//
+// THE STOP ORDER (shut_down):
+//  a. leader-gated runnables: stop() (no new work) and, on leadership loss,
+//     cancelled at once;
+//  b. wait for their in-flight work (deadline: --graceful-shutdown-timeout);
+//  c. leader election: stop(), releasing the lease when configured (only
+//     now, so no write can follow the release);
+//  d. the other runnables (event recorders flush, informers stop);
+//  e. past the deadline: everything left is cancelled, exit code 1;
+//  f. the servers and the watchdog stop.
+// ----------------------------------------------------------------------------
+asio::awaitable<int> manager::impl::run() {
+    running = true;
+    auto ex = co_await asio::this_coro::executor;
+    wake.emplace(ex, asio::steady_timer::time_point::max());
+    if (setup.handle_signals) {
+        signals.emplace(ex, SIGINT, SIGTERM);
+        handle_signals();
+    }
+
+    // 1. metrics and probe servers, watchdog
+    dog = watchdog(setup.watchdog_max_stall, clk->now());
+    if (opts.metrics_enabled()) {
+        metrics_h = std::make_unique<metrics_handler>(metrics);
+        io::http_handler h = [this](io::http_request req) -> asio::awaitable<io::http_reply> {
+            co_return to_response(metrics_h->handle(req.target));
+        };
+        if (auto r = listen(metrics_srv, opts.metrics_bind_address, std::move(h), "metrics"); !r) {
+            log.error(r.error(), "unable to start the metrics server");
+            co_return co_await shut_down(exit_failure);
+        }
+    }
+    if (opts.probes_enabled()) {
+        io::http_handler h = [this](io::http_request req) -> asio::awaitable<io::http_reply> {
+            co_return to_response(probes.handle(req.target));
+        };
+        if (auto r = listen(probe_srv, opts.health_probe_bind_address, std::move(h), "health probe"); !r) {
+            log.error(r.error(), "unable to start the health probe server");
+            co_return co_await shut_down(exit_failure);
+        }
+    }
+    watchdog_running = true;
+    asio::co_spawn(ex, watchdog_loop(),
+                   asio::bind_cancellation_slot(watchdog_cancel.slot(), [this](std::exception_ptr) {
+                       watchdog_running = false;
+                       notify();
+                   }));
+
+    // 2. informers, event recorders, every runnable not gated by leadership
+    background_started = true;
+    for (auto& e : entries) {
+        if (!e.r->needs_leader_election()) start(e);
+    }
+
+    // 3. wait for the caches to sync (interrupted by a stop request)
+    {
+        auto sync = std::make_shared<std::optional<result<void>>>();
+        auto waiter = [this, sync]() -> asio::awaitable<void> {
+            auto r = co_await cache->wait_for_sync(setup.cache_sync_timeout);
+            sync->emplace(std::move(r));
+            notify();
+        };
+        asio::co_spawn(ex, waiter, asio::bind_cancellation_slot(sync_cancel.slot(), asio::detached));
+        const auto forever = clk->now() + std::chrono::hours(24 * 365);
+        auto synced_or_stopped = [&] { return sync->has_value() || stop_requested; };
+        co_await wait_for(synced_or_stopped, forever);
+        if (!*sync) {
+            sync_cancel.emit(asio::cancellation_type::terminal);
+            auto sync_done = [&] { return sync->has_value(); };
+            const auto bound = clk->now() + std::chrono::seconds(5);
+            co_await wait_for(sync_done, bound);
+            co_return co_await shut_down(runnable_failed ? exit_failure : exit_ok);
+        }
+        if (!**sync) {
+            log.error((*sync)->error(), "failed to wait for caches to sync");
+            co_return co_await shut_down(exit_failure);
+        }
+        synced = true;
+        log.info("caches synced");
+    }
+
+    // 4. leader election  5. leader-gated runnables
+    if (opts.leader_elect) {
+        runtime::leader_elector_options lo;
+        lo.config.lease_namespace =
+            opts.leader_election_namespace.empty() ? cl->config().ns : opts.leader_election_namespace;
+        lo.config.lease_name = opts.leader_election_id;
+        lo.config.identity = identity;
+        lo.config.lease_duration = setup.lease_duration;
+        lo.config.renew_deadline = setup.renew_deadline;
+        lo.config.retry_period = setup.retry_period;
+        lo.config.release_on_cancel = setup.leader_election_release_on_cancel;
+        lo.log = log.with_name("leader-election");
+        lo.on_status = [this](bool on) { metrics.set_leader(opts.leader_election_id, on); };
+        lo.on_started_leading = [this] {
+            if (!stop_requested) start_leader_gated();
+        };
+        lo.on_stopped_leading = [this](std::string_view) {
+            leadership_lost = true;
+            stop_leader_gated_at_once();
+            notify();
+        };
+        elector = std::make_unique<runtime::leader_elector>(*cl, *clk, std::move(lo));
+        auto& e = entries.emplace_back();
+        e.r = elector.get();
+        elector_entry = &e;
+        start(e);
+    } else {
+        start_leader_gated();
+    }
+
+    const auto forever = clk->now() + std::chrono::hours(24 * 365);
+    auto stop_or_lost = [&] { return stop_requested || leadership_lost; };
+    co_await wait_for(stop_or_lost, forever);
+    if (leadership_lost) {
+        log.error("leader election lost", "stopping: leadership lost");
+        co_return co_await shut_down(exit_failure);
+    }
+    co_return co_await shut_down(runnable_failed ? exit_failure : exit_ok);
+}
+
+asio::awaitable<int> manager::impl::shut_down(int code) {
+    stop_requested = true;
+    const auto deadline = clk->now() + opts.graceful_shutdown_timeout;
+    log.info("stopping and waiting for runnables", {{"timeout", format_go_duration(opts.graceful_shutdown_timeout)}});
+
+    // a. leader-gated runnables stop taking work
+    leading = false;
+    for (auto& e : entries) {
+        if (e.r->needs_leader_election()) e.r->stop();
+    }
+    // b. their in-flight work finishes
+    auto gated_done = [&] { return all_finished(true); };
+    bool in_time = co_await wait_for(gated_done, deadline);
+    // c. leader election (release after the writers stopped)
+    if (elector_entry) {
+        elector->stop();
+        auto elector_done = [&] { return !elector_entry->started || elector_entry->finished; };
+        if (in_time) in_time = co_await wait_for(elector_done, deadline);
+    }
+    // d. everything else
+    for (auto& e : entries) {
+        if (!e.r->needs_leader_election() && &e != elector_entry) e.r->stop();
+    }
+    auto rest_done = [&] { return all_finished(false); };
+    if (in_time) in_time = co_await wait_for(rest_done, deadline);
+    // e. past the deadline: cancel what is left
+    if (!in_time) {
+        log.error("graceful shutdown timeout", "runnables did not finish within the grace period; cancelling them");
+        code = exit_failure;
+        for (auto& e : entries) {
+            if (e.started && !e.finished) e.cancel.emit(asio::cancellation_type::terminal);
+        }
+        auto all_done = [&] {
+            for (auto& e : entries) {
+                if (e.started && !e.finished) return false;
+            }
+            return true;
+        };
+        const auto bound = clk->now() + std::chrono::seconds(5);
+        co_await wait_for(all_done, bound);
+    } else if (elector_entry && !elector_entry->finished) {
+        elector_entry->cancel.emit(asio::cancellation_type::terminal);
+    }
+    // f. servers and watchdog
+    if (metrics_srv) metrics_srv->stop(std::chrono::milliseconds(0));
+    if (probe_srv) probe_srv->stop(std::chrono::milliseconds(0));
+    if (watchdog_running) watchdog_cancel.emit(asio::cancellation_type::terminal);
+    if (signals) {
+        boost::system::error_code ec;
+        signals->cancel(ec);
+    }
+    running = false;
+    log.info("stopped", {{"exitCode", code}});
+    co_return code;
+}
+
+// ----------------------------------------------------------------------------
+
+manager::manager(std::unique_ptr<impl> p) : impl_(std::move(p)) {}
+
+manager::~manager() = default;
+
+result<std::unique_ptr<manager>> manager::create(manager_options opts, manager_setup setup) {
+    if (auto v = validate(opts); !v) return v.error();
+    if (opts.metrics_secure) {
+        return error(kcoro_errc::unsupported,
+                     "--metrics-secure is not implemented: serve /metrics over plain HTTP (bind it to "
+                     "localhost behind an authorising proxy such as kube-rbac-proxy)");
+    }
+    auto level = parse_log_level(opts.log_level);
+    auto format = parse_log_format(opts.log_format);
+    if (!level) return error(kcoro_errc::invalid_config, "--log-level: unknown level \"" + opts.log_level + "\"");
+    if (!format) return error(kcoro_errc::invalid_config, "--log-format: unknown format \"" + opts.log_format + "\"");
+
+    auto p = std::make_unique<impl>(std::move(opts), std::move(setup));
+    auto& s = *p;
+    if (s.setup.io_context) {
+        s.ioc = s.setup.io_context;
+    } else {
+        s.own_ioc = std::make_unique<asio::io_context>(1);
+        s.ioc = s.own_ioc.get();
+    }
+    if (s.setup.clock) {
+        s.clk = s.setup.clock;
+    } else {
+        s.own_clock = std::make_unique<io::system_clock>();
+        s.clk = s.own_clock.get();
+    }
+    log_config lc;
+    lc.level = *level;
+    lc.format = *format;
+    auto* clk = s.clk;
+    lc.clock = [clk] { return clk->wall_now(); };
+    lc.sink = s.setup.sink ? s.setup.sink : std::make_shared<ostream_sink>(std::cerr);
+    s.log = logger(std::move(lc)).with_name(s.setup.name);
+
+    if (s.setup.client) {
+        s.cl = s.setup.client;
+    } else {
+        client::client_config cfg;
+        if (s.setup.client_config) {
+            cfg = *s.setup.client_config;
+        } else {
+            client::load_options lo;
+            lo.kubeconfig = s.opts.kubeconfig;
+            auto env = s.setup.env ? *s.setup.env : client::environment::process();
+            auto loaded = client::load_config(lo, env);
+            if (!loaded) return loaded.error();
+            cfg = std::move(*loaded);
+        }
+        client::client_options co;
+        co.metrics = &s.metrics.requests();
+        if (s.setup.env) co.env = s.setup.env;
+        auto c = client::client::create(cfg, *s.clk, co);
+        if (!c) return c.error();
+        s.own_client = std::move(*c);
+        s.cl = s.own_client.get();
+        s.log.info("client configured", {{"source", cfg.source}, {"server", cfg.server}});
+    }
+    s.identity = s.setup.identity.empty() ? runtime::default_leader_identity() : s.setup.identity;
+
+    runtime::informer_factory_options fo;
+    fo.namespace_ = s.opts.watch_namespace;
+    fo.resync_period = s.opts.sync_period;
+    auto* reg = &s.metrics;
+    fo.make_metrics = [reg](const runtime::informer_key& k) { return reg->make_informer_metrics(resource_label(k)); };
+    fo.random = s.setup.random;
+    s.cache = std::make_unique<runtime::informer_factory>(*s.cl, *s.clk, s.ioc->get_executor(), std::move(fo));
+    s.add_entry(s.cache.get(), nullptr);
+
+    // Probes: readiness once every informer synced; liveness from the watchdog.
+    auto* raw = p.get();
+    s.probes.readyz().add("informers", [raw]() -> std::optional<std::string> {
+        if (raw->synced) return std::nullopt;
+        return std::string("informers have not synced yet");
+    });
+    s.probes.healthz().add("watchdog", [raw]() { return raw->dog.check(raw->clk->now()); });
+
+    return std::unique_ptr<manager>(new manager(std::move(p)));
+}
+
+manager_start manager::from_flags(int argc, const char* const* argv, manager_setup setup,
+                                  const std::function<void(flag_set&)>& add_flags) {
+    std::string program = argc > 0 && argv[0] ? argv[0] : "manager";
+    if (auto slash = program.rfind('/'); slash != std::string::npos) program = program.substr(slash + 1);
+    flag_set flags(program);
+    manager_options opts;
+    add_manager_flags(flags, opts);
+    flags.add_bool("leader-elect-release-on-cancel", &setup.leader_election_release_on_cancel,
+                   "Release the leader election lease on a clean stop, so a standby takes over at once.");
+    if (add_flags) add_flags(flags);
+    manager_start out;
+    auto parsed = flags.parse(argc > 0 ? argc - 1 : 0, argc > 0 ? argv + 1 : argv);
+    if (!parsed) {
+        std::cerr << parsed.error().message() << "\n" << flags.usage();
+        out.exit_code = exit_usage;
+        return out;
+    }
+    if (*parsed == parse_outcome::help_requested) {
+        std::cout << flags.usage();
+        out.exit_code = exit_ok;
+        return out;
+    }
+    if (setup.name == "manager") setup.name = program;
+    auto m = create(std::move(opts), std::move(setup));
+    if (!m) {
+        std::cerr << program << ": " << m.error().message() << "\n";
+        out.exit_code = exit_failure;
+        return out;
+    }
+    out.mgr = std::move(*m);
+    return out;
+}
+
+asio::io_context& manager::ctx() noexcept { return *impl_->ioc; }
+asio::any_io_executor manager::executor() noexcept { return impl_->ioc->get_executor(); }
+io::clock& manager::clock() noexcept { return *impl_->clk; }
+client::client& manager::client() noexcept { return *impl_->cl; }
+runtime::informer_factory& manager::cache() noexcept { return *impl_->cache; }
+metrics_registry& manager::metrics() noexcept { return impl_->metrics; }
+const logger& manager::log() const noexcept { return impl_->log; }
+const manager_options& manager::options() const noexcept { return impl_->opts; }
+const std::string& manager::name() const noexcept { return impl_->setup.name; }
+const std::string& manager::identity() const noexcept { return impl_->identity; }
+
+runtime::event_recorder& manager::events(std::string_view reporting_controller) {
+    auto& s = *impl_;
+    if (auto it = s.recorders.find(reporting_controller); it != s.recorders.end()) return *it->second;
+    runtime::event_recorder_options o;
+    o.aggregator.reporting_controller = std::string(reporting_controller);
+    o.aggregator.reporting_instance = s.identity;
+    auto* reg = &s.metrics;
+    o.on_drop = [reg](std::string_view reason) { reg->event_dropped(reason); };
+    o.log = s.log.with_name("events");
+    auto rec = std::make_unique<runtime::event_recorder>(*s.cl, *s.clk, std::move(o));
+    auto& ref = *rec;
+    s.recorders.emplace(std::string(reporting_controller), std::move(rec));
+    s.add_entry(&ref, nullptr);
+    return ref;
+}
+
+runtime::event_recorder& manager::recorder() { return events(impl_->setup.name); }
+
+void manager::add(runtime::runnable& r) { impl_->add_entry(&r, nullptr); }
+
+runtime::runnable& manager::add(std::unique_ptr<runtime::runnable> r) {
+    auto* raw = r.get();
+    impl_->add_entry(raw, std::move(r));
+    return *raw;
+}
+
+void manager::add_healthz_check(std::string name, health_check check) {
+    impl_->probes.healthz().add(std::move(name), std::move(check));
+}
+void manager::add_readyz_check(std::string name, health_check check) {
+    impl_->probes.readyz().add(std::move(name), std::move(check));
+}
+const health_handler& manager::probes() const noexcept { return impl_->probes; }
+
+asio::awaitable<int> manager::run_async() { return impl_->run(); }
+
+int manager::run() {
+    int code = exit_failure;
+    asio::co_spawn(*impl_->ioc, run_async(), [&code](std::exception_ptr e, int c) {
+        if (e) std::rethrow_exception(e);
+        code = c;
+    });
+    impl_->ioc->run();
+    return code;
+}
+
+void manager::request_stop() {
+    impl_->stop_requested = true;
+    impl_->notify();
+}
+
+bool manager::is_leader() const noexcept { return impl_->leading; }
+bool manager::cache_synced() const noexcept { return impl_->synced; }
+
+std::optional<tcp::endpoint> manager::metrics_endpoint() const {
+    if (!impl_->metrics_srv) return std::nullopt;
+    return impl_->metrics_srv->local_endpoint();
+}
+std::optional<tcp::endpoint> manager::probe_endpoint() const {
+    if (!impl_->probe_srv) return std::nullopt;
+    return impl_->probe_srv->local_endpoint();
+}
+runtime::leader_elector* manager::elector() noexcept { return impl_->elector.get(); }
+
+} // namespace kcoro::server
