@@ -20,6 +20,7 @@
 #pragma once
 
 #include <kcoro/core/error.hpp>
+#include <kcoro/core/log.hpp>
 #include <kcoro/core/metrics_hooks.hpp>
 #include <kcoro/core/object.hpp>
 #include <kcoro/core/resource.hpp>
@@ -43,6 +44,8 @@ class client;
 
 namespace kcoro::runtime {
 
+class watcher;
+
 /// What one shared informer watches; equal keys share one informer.
 struct informer_key {
     group_version_resource gvr;
@@ -65,6 +68,11 @@ struct informer_options {
     watcher_options watcher;
     /// kcoro_informer_* metrics; may be null.
     informer_metrics* metrics = nullptr;
+    /// Watcher failures and handler exceptions (default: prints nothing).
+    kcoro::logger log;
+    /// Called whenever has_synced() or the outcome wait_for_sync would report
+    /// may have changed, and when run() returns (the factory listens). May be empty.
+    std::function<void()> on_state_change;
 };
 
 struct event_handlers {
@@ -99,8 +107,8 @@ public:
     bool has_synced() const noexcept;
     /// Completes once synced (ok), when the list failed with a status that
     /// will not heal by retrying (401, 403, 404 of the resource: that error,
-    /// at once), or at the timeout (kcoro_errc::timeout, with the last error
-    /// seen in the message).
+    /// at once), or at the timeout (kcoro_errc::not_synced, with the last
+    /// error seen in the message). Stopped before sync: kcoro_errc::cancelled.
     boost::asio::awaitable<result<void>> wait_for_sync(
         std::chrono::nanoseconds timeout = std::chrono::minutes(2));
 
@@ -108,6 +116,10 @@ public:
     const informer_key& key() const noexcept;
     /// The last error of the watcher (empty when healthy).
     const error& last_error() const noexcept;
+    /// Exceptions thrown by handlers so far (caught, logged, not fatal).
+    std::uint64_t handler_errors() const noexcept;
+    /// The watcher driver (its fsm state, request counts), for tests and status.
+    const watcher& source() const noexcept;
 
 private:
     struct impl;

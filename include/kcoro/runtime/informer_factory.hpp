@@ -41,7 +41,17 @@ struct informer_factory_options {
     std::function<std::unique_ptr<informer_metrics>(const informer_key&)> make_metrics;
     /// Random source for watch timeouts and jitter (tests seed it); empty: a real one.
     std::function<double()> random;
+    /// Whether a resource is namespaced (the namespace_ default applies only
+    /// to those); empty: every resource but the built-in cluster-scoped ones
+    /// (namespaces, nodes, CRDs, cluster RBAC, ...; see is_cluster_scoped).
+    std::function<bool(const group_version_resource&)> is_namespaced;
+    /// Handed to every informer (watcher failures, handler exceptions).
+    kcoro::logger log;
 };
+
+/// The built-in cluster-scoped resources (namespaces, nodes, persistentvolumes,
+/// customresourcedefinitions, clusterroles, ...).
+bool is_cluster_scoped(const group_version_resource& gvr);
 
 class informer_factory final : public runnable {
 public:

@@ -1,0 +1,337 @@
+#include <kcoro/runtime/informer.hpp>
+
+#include <kcoro/client/client.hpp>
+#include <kcoro/runtime/watcher.hpp>
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/experimental/awaitable_operators.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
+#include <exception>
+#include <random>
+#include <sstream>
+
+namespace kcoro::runtime {
+
+namespace asio = boost::asio;
+using namespace asio::experimental::awaitable_operators;
+
+std::string to_string(const informer_key& k) {
+    // kubectl's resource.version.group, then the scope.
+    std::string out = k.gvr.resource + "." + k.gvr.version;
+    if (!k.gvr.group.empty()) {
+        out += "." + k.gvr.group;
+    }
+    if (!k.namespace_.empty()) {
+        out += " namespace=" + k.namespace_;
+    }
+    if (!k.label_selector.empty()) {
+        out += " labels=" + k.label_selector;
+    }
+    if (!k.field_selector.empty()) {
+        out += " fields=" + k.field_selector;
+    }
+    if (k.metadata_only) {
+        out += " metadata-only";
+    }
+    return out;
+}
+
+namespace {
+
+/// 401, 403, 404 on a list do not heal by retrying the same request:
+/// wait_for_sync reports them at once.
+bool is_fatal_list_error(const error& e) noexcept {
+    return is_unauthorized(e) || is_forbidden(e) || is_not_found(e);
+}
+
+std::function<double()> real_random() {
+    auto gen = std::make_shared<std::mt19937_64>(std::random_device{}());
+    return [gen] { return std::uniform_real_distribution<double>(0.0, 1.0)(*gen); };
+}
+
+informer_options with_defaults(informer_options o) {
+    if (!o.watcher.random) {
+        o.watcher.random = real_random();
+    }
+    return o;
+}
+
+} // namespace
+
+struct informer::impl {
+    struct handler_entry {
+        handler_id id = 0;
+        event_handlers h;
+        bool removed = false;
+    };
+
+    impl(client::client& c, io::clock& clk, asio::any_io_executor ex, informer_options o)
+        : clk_(clk), opts(with_defaults(std::move(o))), name("informer " + to_string(opts.key)),
+          cache(cache_options{opts.transform, opts.key.metadata_only}),
+          w(c, clk, ex,
+            watcher_target{opts.key.gvr, opts.key.namespace_, opts.key.label_selector, opts.key.field_selector},
+            watcher_hooks{[this](const watcher_event& e) { on_event(e); },
+                          [this](watcher_phase p, const error& e) { on_outcome(p, e); }},
+            opts.watcher, opts.metrics),
+          changed(ex, asio::steady_timer::time_point::max()) {}
+
+    io::clock& clk_;
+    informer_options opts;
+    std::string name;
+    object_cache cache;
+    watcher w;
+    std::vector<std::shared_ptr<handler_entry>> handlers;
+    handler_id next_id = 1;
+    error last_error;
+    error fatal_error;  // the last list failed with 401/403/404
+    std::uint64_t handler_errors = 0;
+    bool stopped = false;
+    asio::steady_timer changed;  // cancelled to wake wait_for_sync
+    std::uint64_t epoch = 0;
+
+    void notify() {
+        ++epoch;
+        changed.cancel();
+        if (opts.on_state_change) {
+            opts.on_state_change();
+        }
+    }
+
+    asio::awaitable<void> wait_changed(std::uint64_t seen) {
+        if (seen != epoch) {
+            co_return;
+        }
+        co_await changed.async_wait(asio::as_tuple(asio::use_awaitable));
+    }
+
+    template <class F>
+    void invoke(const char* what, F&& f) {
+        try {
+            f();
+        } catch (const std::exception& ex) {
+            ++handler_errors;
+            opts.log.error(std::string_view(ex.what()), "event handler threw",
+                           {{"informer", name}, {"handler", what}});
+        } catch (...) {
+            ++handler_errors;
+            opts.log.error(std::string_view("unknown exception"), "event handler threw",
+                           {{"informer", name}, {"handler", what}});
+        }
+    }
+
+    void dispatch(const std::vector<cache_notification>& notes) {
+        if (handlers.empty() || notes.empty()) {
+            return;
+        }
+        // A snapshot: handlers may add or remove handlers.
+        auto snapshot = handlers;
+        for (const auto& n : notes) {
+            for (const auto& h : snapshot) {
+                if (h->removed) {
+                    continue;
+                }
+                switch (n.type) {
+                case notification_type::added:
+                    if (h->h.on_add) {
+                        invoke("add", [&] { h->h.on_add(n.object); });
+                    }
+                    break;
+                case notification_type::updated:
+                    if (h->h.on_update) {
+                        invoke("update", [&] { h->h.on_update(n.old_object, n.object); });
+                    }
+                    break;
+                case notification_type::deleted:
+                    if (h->h.on_delete) {
+                        invoke("delete", [&] { h->h.on_delete(n.object, n.tombstone); });
+                    }
+                    break;
+                }
+            }
+        }
+    }
+
+    void on_event(const watcher_event& e) {
+        auto notes = cache.handle(e);
+        dispatch(notes);
+        if (opts.metrics && (!notes.empty() || e.type == watcher_event_type::init_done)) {
+            opts.metrics->set_cache_objects(static_cast<std::int64_t>(cache.size()));
+        }
+        if (e.type == watcher_event_type::init_done) {
+            notify();
+        }
+    }
+
+    void on_outcome(watcher_phase p, const error& e) {
+        if (!e) {
+            if (p == watcher_phase::list) {
+                fatal_error = error();
+            }
+            if (p != watcher_phase::watch_stream) {
+                last_error = error();
+            }
+            return;
+        }
+        last_error = e.with_context(std::string(to_string(p)) + " " + to_string(opts.key));
+        if (p == watcher_phase::list && is_fatal_list_error(e)) {
+            fatal_error = last_error;
+        }
+        opts.log.error(last_error, "watcher request failed", {{"informer", name}});
+        notify();
+    }
+
+    void resync() {
+        if (handlers.empty() || !cache.has_synced()) {
+            return;
+        }
+        auto objs = cache.list();
+        auto snapshot = handlers;
+        for (const auto& o : objs) {
+            for (const auto& h : snapshot) {
+                if (!h->removed && h->h.on_update) {
+                    invoke("resync", [&] { h->h.on_update(o, o); });
+                }
+            }
+        }
+    }
+
+    asio::awaitable<void> resync_loop() {
+        co_await asio::this_coro::throw_if_cancelled(false);
+        while (!stopped) {
+            // Jitter up to 10% so informers created together do not resync together.
+            const auto period = opts.resync_period;
+            const auto jitter =
+                std::chrono::duration_cast<std::chrono::nanoseconds>(period * (0.1 * opts.watcher.random()));
+            const std::chrono::nanoseconds d = period + jitter;
+            auto ec = co_await clk_.sleep_for(d);
+            if (ec || stopped) {
+                co_return;
+            }
+            resync();
+        }
+    }
+};
+
+informer::informer(client::client& c, io::clock& clk, asio::any_io_executor ex, informer_options opts)
+    : impl_(std::make_unique<impl>(c, clk, std::move(ex), std::move(opts))) {}
+
+informer::~informer() = default;
+
+handler_id informer::add_handlers(event_handlers h) {
+    auto e = std::make_shared<impl::handler_entry>();
+    e->id = impl_->next_id++;
+    e->h = std::move(h);
+    impl_->handlers.push_back(e);
+    // client-go: a handler added to a running informer first sees every
+    // cached object as an add.
+    if (e->h.on_add && impl_->cache.size() > 0) {
+        for (const auto& o : impl_->cache.list()) {
+            if (e->removed) {
+                break;
+            }
+            impl_->invoke("add", [&] { e->h.on_add(o); });
+        }
+    }
+    return e->id;
+}
+
+void informer::remove_handlers(handler_id id) {
+    auto& hs = impl_->handlers;
+    for (auto it = hs.begin(); it != hs.end(); ++it) {
+        if ((*it)->id == id) {
+            (*it)->removed = true;
+            hs.erase(it);
+            return;
+        }
+    }
+}
+
+bool informer::add_index(std::string name, index_func fn) {
+    return impl_->cache.add_index(std::move(name), std::move(fn));
+}
+
+std::string_view informer::name() const {
+    return impl_->name;
+}
+
+asio::awaitable<void> informer::run() {
+    if (impl_->stopped) {
+        co_return;
+    }
+    if (impl_->opts.resync_period > std::chrono::nanoseconds::zero()) {
+        // Awaitables named first (TOOLCHAIN.md).
+        auto watch = impl_->w.run();
+        auto resync = impl_->resync_loop();
+        co_await (std::move(watch) || std::move(resync));
+    } else {
+        co_await impl_->w.run();
+    }
+    impl_->notify();
+}
+
+void informer::stop() {
+    impl_->stopped = true;
+    impl_->w.stop();
+    impl_->notify();
+}
+
+bool informer::has_synced() const noexcept {
+    return impl_->cache.has_synced();
+}
+
+asio::awaitable<result<void>> informer::wait_for_sync(std::chrono::nanoseconds timeout) {
+    co_await asio::this_coro::throw_if_cancelled(false);
+    auto& s = *impl_;
+    const steady_time deadline = s.clk_.now() + timeout;
+    for (;;) {
+        if (s.fatal_error) {
+            co_return s.fatal_error;
+        }
+        if (s.cache.has_synced()) {
+            co_return result<void>();
+        }
+        if (s.stopped) {
+            co_return error(kcoro_errc::cancelled, s.name + ": stopped before it synced");
+        }
+        if (s.clk_.now() >= deadline) {
+            std::string msg = s.name + ": not synced after " +
+                              std::to_string(std::chrono::duration<double>(timeout).count()) + "s";
+            if (s.last_error) {
+                msg += "; last error: " + s.last_error.message();
+            }
+            co_return error(kcoro_errc::not_synced, std::move(msg));
+        }
+        auto signalled = s.wait_changed(s.epoch);
+        auto timer = s.clk_.sleep_until(deadline);
+        co_await (std::move(signalled) || std::move(timer));
+        auto cs = co_await asio::this_coro::cancellation_state;
+        if (cs.cancelled() != asio::cancellation_type::none) {
+            co_return error(kcoro_errc::cancelled, s.name + ": wait for sync cancelled");
+        }
+    }
+}
+
+const object_cache& informer::cache() const noexcept {
+    return impl_->cache;
+}
+
+const informer_key& informer::key() const noexcept {
+    return impl_->opts.key;
+}
+
+const error& informer::last_error() const noexcept {
+    return impl_->last_error;
+}
+
+std::uint64_t informer::handler_errors() const noexcept {
+    return impl_->handler_errors;
+}
+
+const watcher& informer::source() const noexcept {
+    return impl_->w;
+}
+
+} // namespace kcoro::runtime
