@@ -288,7 +288,9 @@ asio::awaitable<result<reconcile_result>> reconciler::write_status(pass& p) {
         p.instance = *r;
     }
     if (p.failure) {
-        co_return *p.failure;  // Forbidden: reported in the status, retried with backoff
+        // Forbidden: reported in the status and as a Warning, retried with backoff.
+        event(p, "Warning", reason::forbidden, "Reconcile", p.failure->message());
+        co_return *p.failure;
     }
     if (p.facts.degraded) {
         // A NameConflict needs a human; look again later, without a retry storm.

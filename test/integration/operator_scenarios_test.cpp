@@ -19,6 +19,7 @@
 #include <boost/json/serialize.hpp>
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -49,17 +50,57 @@ struct write_counter final : kcoro::request_metrics {
     }
 };
 
+// Every write the server answered, as "verb resource[/subresource] name code"
+// (the server's request log; the simulation and the GC are not HTTP writes).
+struct server_writes {
+    std::vector<std::string> lines;
+    void observe(const json::object& line) {
+        const auto* msg = line.if_contains("msg");
+        const auto* verb = line.if_contains("verb");
+        if (!msg || *msg != "request" || !verb) return;
+        const std::string v(verb->as_string());
+        if (v != "create" && v != "update" && v != "patch" && v != "delete") return;
+        // path: /api/v1/namespaces/<ns>/<resource>[/<name>[/<sub>]]
+        std::string path(line.at("path").as_string());
+        std::vector<std::string> parts;
+        for (std::size_t i = 0; i < path.size();) {
+            auto j = path.find('/', i + 1);
+            parts.push_back(path.substr(i + 1, j == std::string::npos ? std::string::npos : j - i - 1));
+            if (j == std::string::npos) break;
+            i = j;
+        }
+        std::string rest;
+        for (std::size_t i = 0; i + 1 < parts.size(); ++i) {
+            if (parts[i] == "namespaces") {
+                for (std::size_t k = i + 2; k < parts.size(); ++k) rest += (rest.empty() ? "" : " ") + parts[k];
+                break;
+            }
+        }
+        if (rest.empty()) rest = path;
+        lines.push_back(v + " " + rest + " " + std::to_string(line.at("code").to_number<int>()));
+    }
+    /// How many lines start with `prefix` ("create deployments", "update gatewayinstances demo status").
+    int count(std::string_view prefix, std::size_t from = 0) const {
+        int n = 0;
+        for (std::size_t i = from; i < lines.size(); ++i) n += lines[i].starts_with(prefix) ? 1 : 0;
+        return n;
+    }
+};
+
 struct harness {
     asio::io_context ioc;
     kcoro::io::system_clock clk;
+    server_writes swrites;
+    std::vector<gateway::gateway_event> events;  // through the reconciler's on_event hook
     kcoro::apiserver::server srv;
     std::unique_ptr<kcoro::client::client> admin;  // the test's own client (not counted)
     write_counter counter;
     std::unique_ptr<kcoro::client::client> op;     // the operator's client
     std::unique_ptr<gateway::reconciler> rec;
 
-    static kcoro::apiserver::server_options options() {
+    static kcoro::apiserver::server_options options(server_writes* w) {
         kcoro::apiserver::server_options o;
+        o.log = [w](const json::object& line) { w->observe(line); };
         o.store.simulate_workloads = true;
         o.store.simulate_delay = 0ms;
         o.gc_interval = 20ms;
@@ -67,7 +108,7 @@ struct harness {
         return o;
     }
 
-    harness() : srv(ioc.get_executor(), clk, options()) {
+    harness() : srv(ioc.get_executor(), clk, options(&swrites)) {
         REQUIRE(srv.start());
         kcoro::client::client_config cfg;
         cfg.server = srv.url();
@@ -75,13 +116,26 @@ struct harness {
         kcoro::client::client_options oo;
         oo.metrics = &counter;
         op = kcoro::client::client::create(cfg, clk, oo).value();
-        rec = std::make_unique<gateway::reconciler>(*op, clk, gateway::reconciler_options{});
+        make_reconciler();
         auto crd = kcoro::parse_yaml(read_file(KCORO_SOURCE_DIR "/deploy/crd/gateway.kcoro.dev_gatewayinstances.yaml"));
         REQUIRE(crd);
         auto created = run(admin->create(kcoro::resources::customresourcedefinitions(), "", crd->as_object()));
         REQUIRE_MESSAGE(created, (created ? "" : created.error().message()));
     }
     ~harness() { srv.stop(0ms); }
+
+    // A fresh reconciler (no memory of earlier passes), its events recorded.
+    void make_reconciler() {
+        rec = std::make_unique<gateway::reconciler>(*op, clk, gateway::reconciler_options{});
+        rec->on_event([this](const json::object& gi, const gateway::gateway_event& e) {
+            CHECK(kcoro::kind_of(gi) == "GatewayInstance");
+            events.push_back(e);
+        });
+    }
+    int events_with(std::string_view type, std::string_view reason) const {
+        return static_cast<int>(std::count_if(events.begin(), events.end(),
+                                              [&](const auto& e) { return e.type == type && e.reason == reason; }));
+    }
 
     // Runs `aw` to completion on the io_context (the server runs alongside).
     template <class T>
@@ -186,6 +240,17 @@ TEST_CASE("create converges to Ready; a second pass and a resync write nothing")
     CHECK(h.registrations() == 1);
     auto svc = h.get(kcoro::resources::services(), key).value();
     CHECK(kcoro::is_controlled_by(*svc, kcoro::uid_of(*gi)));
+    // Each write happened once: the finalizer, the registration, the children.
+    CHECK(h.swrites.count("patch gatewayinstances demo ") == 1);
+    CHECK(h.swrites.count("create configmaps") == 1);
+    CHECK(h.swrites.count("create deployments") == 1);
+    CHECK(h.swrites.count("create services") == 1);
+    CHECK(h.swrites.count("update gatewayinstances demo status") >= 1);
+    CHECK(h.swrites.count("delete") == 0);
+    CHECK(h.events_with("Normal", "Registered") == 1);
+    CHECK(h.events_with("Normal", "CreatedDeployment") == 1);
+    CHECK(h.events_with("Normal", "CreatedService") == 1);
+    CHECK(h.events_with("Warning", "NameConflict") == 0);
 
     CHECK(h.writes_of_pass(key) == 0);
     CHECK(h.writes_of_pass(key) == 0);  // a resync is one more pass
@@ -201,18 +266,33 @@ TEST_CASE("drift is repaired: replicas restored, Service and registration recrea
     auto patched = h.run(h.admin->patch(kcoro::resources::deployments(), key, R"({"spec":{"replicas":7}})",
                                         kcoro::patch_options{.type = kcoro::patch_type::merge}));
     REQUIRE(patched);
+    // One pass repairs with one patch; the status may follow the rollout (at most one write).
+    auto mark = h.swrites.lines.size();
     CHECK(h.writes_of_pass(key) >= 1);
+    CHECK(h.swrites.count("patch deployments demo", mark) == 1);
+    CHECK(h.swrites.count("create", mark) == 0);
+    CHECK(h.swrites.count("update gatewayinstances demo status", mark) <= 1);
     CHECK(h.get(kcoro::resources::deployments(), key).value()->at("spec").at("replicas") == 2);
+    CHECK(h.events_with("Normal", "RepairedDeployment") == 1);
 
     REQUIRE(h.run(h.admin->remove(kcoro::resources::services(), key)));
+    mark = h.swrites.lines.size();
     CHECK(h.writes_of_pass(key) >= 1);
+    CHECK(h.swrites.count("create services", mark) == 1);
+    CHECK(h.swrites.count("create deployments", mark) == 0);
+    CHECK(h.swrites.count("patch deployments", mark) == 0);
     CHECK(h.get(kcoro::resources::services(), key));
+    CHECK(h.events_with("Normal", "CreatedService") == 2);
 
     object_key reg{"kcoro-system", gateway::registration_name(kcoro::uid_of(*gi))};
     REQUIRE(h.run(h.admin->remove(kcoro::resources::configmaps(), reg)));
+    mark = h.swrites.lines.size();
     CHECK(h.writes_of_pass(key) >= 1);
+    CHECK(h.swrites.count("create configmaps", mark) == 1);
+    CHECK(h.swrites.count("create services", mark) == 0);
     CHECK(h.get(kcoro::resources::configmaps(), reg));
     CHECK(h.registrations() == 1);
+    CHECK(h.events_with("Normal", "Registered") == 2);
     h.converge(key);
     CHECK(h.writes_of_pass(key) == 0);
 }
@@ -239,10 +319,16 @@ TEST_CASE("the reference's worked case: Service creation Forbidden, then permiss
     CHECK(h.registrations() == 1);
     CHECK(h.get(kcoro::resources::deployments(), key));   // kept, not rolled back
     CHECK_FALSE(h.get(kcoro::resources::services(), key));
+    CHECK(h.swrites.count("create services 403") == 1);
+    CHECK(h.swrites.count("update gatewayinstances demo status") == 1);
+    CHECK(h.events_with("Warning", "Forbidden") == 1);
 
     h.srv.faults().clear();
     h.converge(key);
     CHECK(h.get(kcoro::resources::services(), key));
+    CHECK(h.swrites.count("create services 201") == 1);
+    CHECK(h.swrites.count("create deployments") == 1);  // never deleted, never recreated
+    CHECK(h.swrites.count("delete") == 0);
     now = h.get(gateway::gateway_instances(), key).value();
     CHECK(condition_reason(*now, "Degraded") == "False/Reconciled");
 }
@@ -260,9 +346,13 @@ TEST_CASE("killed between registration and status: exactly one registration afte
     CHECK_FALSE(h.pass(key));
     CHECK(h.registrations() == 1);
     // A fresh reconciler: no memory of the first pass.
-    h.rec = std::make_unique<gateway::reconciler>(*h.op, h.clk, gateway::reconciler_options{});
+    h.make_reconciler();
     h.converge(key);
     CHECK(h.registrations() == 1);
+    CHECK(h.swrites.count("create configmaps") == 1);  // found again by name + uid, not created twice
+    auto now = h.get(gateway::gateway_instances(), key).value();
+    CHECK(now->at("status").at("registration").as_string() == gateway::registration_name(kcoro::uid_of(*now)));
+    CHECK(condition_reason(*now, "Registered") == "True/Reconciled");
 }
 
 TEST_CASE("lost acknowledgement on Deployment create: no duplicate, no error loop") {
@@ -284,6 +374,8 @@ TEST_CASE("lost acknowledgement on Deployment create: no duplicate, no error loo
     auto l = h.run(h.admin->list(kcoro::resources::deployments(), "default"));
     REQUIRE(l);
     CHECK(l->items.size() == 1);
+    CHECK(h.swrites.count("create deployments 201") <= 1);  // a replayed POST meets 409, never a second object
+    CHECK(h.events_with("Warning", "NameConflict") == 0);   // our own object is recognised by its owner uid
     CHECK(h.writes_of_pass(key) == 0);
 }
 
@@ -293,10 +385,16 @@ TEST_CASE("delete while the Service was removed by hand: deletion completes, not
     h.converge(key);
     REQUIRE(h.run(h.admin->remove(gateway::gateway_instances(), key)));
     REQUIRE(h.run(h.admin->remove(kcoro::resources::services(), key)));
+    auto mark = h.swrites.lines.size();
     auto r = h.pass(key);
     REQUIRE(r);
     CHECK(h.registrations() == 0);
     CHECK_FALSE(h.get(kcoro::resources::services(), key));
+    // Exactly the registration delete and the finalizer removal; nothing created or repaired.
+    CHECK(h.swrites.count("delete configmaps", mark) == 1);
+    CHECK(h.swrites.count("patch gatewayinstances demo ", mark) == 1);
+    CHECK(h.swrites.lines.size() - mark == 2);
+    CHECK(h.events_with("Normal", "Deregistered") == 1);
     CHECK(h.wait_for([&] { return !h.get(gateway::gateway_instances(), key); }));
     CHECK(h.wait_for([&] { return !h.get(kcoro::resources::deployments(), key); }));  // garbage collected
     CHECK(h.writes_of_pass(key) == 0);  // NotFound ends the pass
@@ -318,6 +416,8 @@ TEST_CASE("delete and recreate with the same name: old registration cleaned, a n
     }));
     h.converge(key);
     CHECK(h.registrations() == 1);
+    CHECK(h.swrites.count("delete configmaps gatewayinstance-" + std::string(kcoro::uid_of(*old))) == 1);
+    CHECK(h.swrites.count("create configmaps") == 2);
     CHECK_FALSE(h.get(kcoro::resources::configmaps(), {"kcoro-system", gateway::registration_name(kcoro::uid_of(*old))}));
     CHECK(h.get(kcoro::resources::configmaps(), {"kcoro-system", gateway::registration_name(kcoro::uid_of(*fresh))}));
 }
@@ -336,7 +436,13 @@ TEST_CASE("a foreign Service with the instance's name: NameConflict, the foreign
     CHECK(condition_reason(*now, "Ready") == "False/NameConflict");
     auto svc = h.get(kcoro::resources::services(), key).value();
     CHECK(svc->at("metadata").at("resourceVersion") == (*created)->at("metadata").at("resourceVersion"));
+    CHECK(h.swrites.count("patch services") + h.swrites.count("update services") + h.swrites.count("delete services") == 0);
+    CHECK(h.events_with("Warning", "NameConflict") >= 1);
+    // Once the Deployment's rollout is reflected (readyReplicas), passes write nothing.
+    REQUIRE(h.wait_for([&] { return h.deployment_available(key); }));
+    CHECK(h.writes_of_pass(key) <= 1);
     CHECK(h.writes_of_pass(key) == 0);  // no retry storm, no status churn
+    CHECK(h.swrites.count("patch services") + h.swrites.count("update services") + h.swrites.count("delete services") == 0);
 }
 
 TEST_CASE("an invalid spec the schema cannot catch is terminal and reported") {
