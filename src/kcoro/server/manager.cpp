@@ -536,7 +536,7 @@ manager_start manager::from_flags(int argc, const char* const* argv, manager_set
                    "Release the leader election lease on a clean stop, so a standby takes over at once.");
     if (add_flags) add_flags(flags);
     manager_start out;
-    auto parsed = flags.parse(argc > 0 ? argc - 1 : 0, argc > 0 ? argv + 1 : argv);
+    auto parsed = flags.parse(argc, argv);  // skips argv[0]
     if (!parsed) {
         std::cerr << parsed.error().message() << "\n" << flags.usage();
         out.exit_code = exit_usage;

@@ -1,0 +1,406 @@
+// server::manager in process against kcoro-apiserver, time on a manual clock:
+// readiness after sync, liveness from the watchdog, the probe server, graceful
+// stop (in-flight work finishes, or is cancelled past the deadline), and two
+// managers with leader election (only one runs its leader-gated runnable; on
+// failed renewals the old one stops before the new one starts).
+#include <kcoro/server/manager.hpp>
+
+#include "server.hpp"
+
+#include "../support/run_until.hpp"
+
+#include <kcoro/client/client.hpp>
+#include <kcoro/core/resource.hpp>
+#include <kcoro/io/clock.hpp>
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+namespace asio = boost::asio;
+using namespace std::chrono_literals;
+using kcoro::server::manager;
+
+namespace {
+
+// A runnable that records its start and stop, and optionally works in
+// items of `work` (on the clock) until stopped; stop() lets the item in
+// flight finish.
+struct fake_runnable final : kcoro::runtime::runnable {
+    fake_runnable(std::string n, bool gated, kcoro::io::clock& c, std::vector<std::string>& l,
+                  std::chrono::nanoseconds w = {})
+        : name_(std::move(n)), gated_(gated), clk(c), log(l), work(w) {}
+
+    std::string_view name() const override { return name_; }
+    bool needs_leader_election() const override { return gated_; }
+    void stop() override {
+        stopping = true;
+        if (wake) wake->cancel();
+    }
+    asio::awaitable<void> run() override {
+        log.push_back(name_ + " start");
+        running = true;
+        wake.emplace(co_await asio::this_coro::executor, asio::steady_timer::time_point::max());
+        while (!stopping) {
+            if (work.count() > 0) {
+                in_flight = true;
+                auto ec = co_await clk.sleep_for(work);
+                in_flight = false;
+                if (ec) {
+                    cancelled = true;
+                    break;
+                }
+                ++items;
+            } else {
+                co_await wake->async_wait(asio::as_tuple(asio::use_awaitable));
+                auto cs = co_await asio::this_coro::cancellation_state;
+                if (cs.cancelled() != asio::cancellation_type::none) {
+                    cancelled = true;
+                    break;
+                }
+            }
+        }
+        running = false;
+        log.push_back(name_ + (cancelled ? " cancelled" : " stop"));
+    }
+
+    std::string name_;
+    bool gated_;
+    kcoro::io::clock& clk;
+    std::vector<std::string>& log;
+    std::chrono::nanoseconds work;
+    std::optional<asio::steady_timer> wake;
+    bool stopping = false, running = false, in_flight = false, cancelled = false;
+    int items = 0;
+};
+
+// Collects log lines (to check messages without printing them).
+struct capture_sink final : kcoro::log_sink {
+    std::vector<std::string> lines;
+    void write(std::string_view line) override { lines.emplace_back(line); }
+};
+
+struct harness {
+    asio::io_context ioc;
+    kcoro::io::manual_clock clk;
+    kcoro::apiserver::server srv;
+    std::vector<std::string> log;
+    std::shared_ptr<capture_sink> sink = std::make_shared<capture_sink>();
+
+    harness() : srv(ioc.get_executor(), clk) { REQUIRE(srv.start()); }
+    ~harness() {
+        settle();
+        srv.stop(0ms);
+        settle();
+    }
+
+    void settle() {
+        for (int i = 0; i < 5000; ++i) {
+            if (ioc.stopped()) ioc.restart();
+            if (ioc.run_one_for(3ms) == 0) return;
+        }
+    }
+    template <class Pred>
+    bool advance_until(Pred done, std::chrono::milliseconds limit, std::chrono::milliseconds step = 100ms) {
+        for (auto t = 0ms; t <= limit; t += step) {
+            settle();
+            if (done()) return true;
+            clk.advance(step);
+        }
+        settle();
+        return done();
+    }
+
+    kcoro::server::manager_options options() {
+        kcoro::server::manager_options o;
+        o.metrics_bind_address = "127.0.0.1:0";
+        o.health_probe_bind_address = "127.0.0.1:0";
+        o.log_level = "debug";
+        return o;
+    }
+    kcoro::server::manager_setup setup(std::string identity = "m1") {
+        kcoro::server::manager_setup s;
+        s.name = "test-manager";
+        s.io_context = &ioc;
+        s.clock = &clk;
+        kcoro::client::client_config cfg;
+        cfg.server = srv.url();
+        s.client_config = cfg;
+        s.sink = sink;
+        s.handle_signals = false;
+        s.identity = std::move(identity);
+        s.random = [] { return 0.5; };
+        return s;
+    }
+    std::unique_ptr<manager> make(kcoro::server::manager_options o, kcoro::server::manager_setup s) {
+        auto m = manager::create(std::move(o), std::move(s));
+        REQUIRE_MESSAGE(m, (m ? "" : m.error().message()));
+        return std::move(*m);
+    }
+
+    // GET over HTTP from a manager's server; the status code (0: no answer) and body.
+    std::pair<int, std::string> http_get(const asio::ip::tcp::endpoint& ep, std::string target) {
+        kcoro::client::client_config cfg;
+        cfg.server = "http://127.0.0.1:" + std::to_string(ep.port());
+        kcoro::client::client_options co;
+        co.max_retries = 0;
+        auto c = kcoro::client::client::create(cfg, clk, co).value();
+        std::optional<std::pair<int, std::string>> out;
+        auto op = [&c, &out, target]() -> asio::awaitable<void> {
+            kcoro::api_request req;
+            req.target = target;
+            req.verb = "GET";
+            auto r = co_await c->send(req);
+            if (r) {
+                out.emplace(r->status, r->body);
+            } else {
+                out.emplace(r.error().http_code(), r.error().message());
+            }
+        };
+        asio::co_spawn(ioc, op, asio::detached);
+        for (int i = 0; i < 2000 && !out; ++i) ioc.run_one_for(5ms);
+        REQUIRE(out);
+        return *out;
+    }
+};
+
+} // namespace
+
+TEST_CASE("bind addresses") {
+    using kcoro::server::parse_bind_address;
+    auto a = parse_bind_address(":8080");
+    REQUIRE(a);
+    CHECK(a->port() == 8080);
+    CHECK(a->address().is_unspecified());
+    auto b = parse_bind_address("127.0.0.1:0");
+    REQUIRE(b);
+    CHECK(b->address().to_string() == "127.0.0.1");
+    auto c = parse_bind_address("[::1]:9443");
+    REQUIRE(c);
+    CHECK(c->address().is_v6());
+    CHECK(c->port() == 9443);
+    CHECK(parse_bind_address("localhost:1")->address().is_loopback());
+    CHECK_FALSE(parse_bind_address("8080"));
+    CHECK_FALSE(parse_bind_address(":99999"));
+    CHECK_FALSE(parse_bind_address("example.com:80"));
+}
+
+TEST_CASE("--metrics-secure fails clearly; bad flags and --help give exit codes") {
+    harness h;
+    auto o = h.options();
+    o.metrics_secure = true;
+    auto m = manager::create(o, h.setup());
+    REQUIRE_FALSE(m);
+    CHECK(m.error().message().find("not implemented") != std::string::npos);
+
+    const char* bad[] = {"prog", "--no-such-flag"};
+    auto s1 = manager::from_flags(2, bad, h.setup());
+    CHECK_FALSE(s1.mgr);
+    CHECK(s1.exit_code == kcoro::server::exit_usage);
+    const char* help[] = {"prog", "--help"};
+    auto s2 = manager::from_flags(2, help, h.setup());
+    CHECK_FALSE(s2.mgr);
+    CHECK(s2.exit_code == 0);
+    std::string extra;
+    const char* ok[] = {"prog", "--metrics-bind-address=0", "--health-probe-bind-address=0", "--leader-elect",
+                        "--leader-election-id=x", "--leader-elect-release-on-cancel", "--extra=v"};
+    auto s3 = manager::from_flags(7, ok, h.setup(), [&](kcoro::server::flag_set& f) {
+        f.add_string("extra", &extra, "an operator's own flag");
+    });
+    REQUIRE(s3.mgr);
+    CHECK(extra == "v");
+    CHECK(s3.mgr->options().leader_elect);
+    CHECK_FALSE(s3.mgr->options().metrics_enabled());
+}
+
+TEST_CASE("readiness flips only after every informer synced; liveness fails when the loop stalls") {
+    harness h;
+    auto m = h.make(h.options(), h.setup());
+    kcoro::runtime::informer_key key;
+    key.gvr = kcoro::resources::configmaps();
+    m->cache().get_or_create(key);
+    fake_runnable ctl("ctl", true, h.clk, h.log);
+    m->add(ctl);
+
+    // The informer's list answers only after 5 s (server clock = manual clock).
+    kcoro::apiserver::http::fault_rule f;
+    f.action = kcoro::apiserver::http::fault_action::delay;
+    f.verb = "list";
+    f.resource = "configmaps";
+    f.delay = 5000ms;
+    h.srv.faults().add(f);
+
+    CHECK(m->probes().handle("/readyz").status == 500);
+    auto code = kcoro::test::start(h.ioc, m->run_async());
+    h.settle();
+    REQUIRE(m->probe_endpoint());
+    REQUIRE(m->metrics_endpoint());
+    CHECK(m->probe_endpoint()->port() != 0);
+    CHECK_FALSE(m->cache_synced());
+    CHECK_FALSE(ctl.running);  // controllers start after the sync
+    auto not_ready = h.http_get(*m->probe_endpoint(), "/readyz/informers");
+    CHECK(not_ready.first == 500);
+    CHECK(h.http_get(*m->probe_endpoint(), "/healthz").first == 200);  // alive while syncing
+
+    REQUIRE(h.advance_until([&] { return m->cache_synced(); }, 10s));
+    CHECK(ctl.running);
+    CHECK(m->is_leader());  // no leader election: this replica leads
+    auto ready = h.http_get(*m->probe_endpoint(), "/readyz?verbose");
+    CHECK(ready.first == 200);
+    CHECK(ready.second.find("[+]informers ok") != std::string::npos);
+    CHECK(h.http_get(*m->probe_endpoint(), "/healthz/watchdog").first == 200);
+    CHECK(h.http_get(*m->probe_endpoint(), "/nope").first == 404);
+
+    // The loop stalls: time passes without the watchdog's tick running.
+    h.clk.advance(11s);
+    auto stalled = m->probes().handle("/healthz/watchdog");
+    CHECK(stalled.status == 500);
+    CHECK(m->probes().handle("/healthz").status == 500);
+    h.settle();  // the tick runs again
+    CHECK(m->probes().handle("/healthz").status == 200);
+
+    m->request_stop();
+    REQUIRE(h.advance_until([&] { return code->has_value(); }, 5s));
+    CHECK(**code == 0);
+    CHECK(h.log == std::vector<std::string>{"ctl start", "ctl stop"});
+}
+
+TEST_CASE("graceful stop: in-flight work finishes within the deadline, exit 0") {
+    harness h;
+    auto o = h.options();
+    o.graceful_shutdown_timeout = 30s;
+    auto m = h.make(o, h.setup());
+    fake_runnable slow("slow", true, h.clk, h.log, 5s);
+    fake_runnable bg("bg", false, h.clk, h.log);
+    m->add(slow);
+    m->add(bg);
+    auto code = kcoro::test::start(h.ioc, m->run_async());
+    h.settle();
+    REQUIRE(slow.running);
+    h.clk.advance(1s);
+    h.settle();
+    REQUIRE(slow.in_flight);
+    m->request_stop();
+    h.settle();
+    CHECK_FALSE(code->has_value());  // waiting for the reconcile in flight
+    CHECK(bg.running);               // non-gated runnables stop after the gated ones
+    REQUIRE(h.advance_until([&] { return code->has_value(); }, 10s));
+    CHECK(**code == 0);
+    CHECK(slow.items == 1);
+    CHECK_FALSE(slow.cancelled);
+    CHECK(h.log == std::vector<std::string>{"bg start", "slow start", "slow stop", "bg stop"});
+}
+
+TEST_CASE("graceful stop past the deadline: the rest is cancelled, exit 1") {
+    harness h;
+    auto o = h.options();
+    o.graceful_shutdown_timeout = 2s;
+    auto m = h.make(o, h.setup());
+    fake_runnable slow("slow", true, h.clk, h.log, 60s);
+    m->add(slow);
+    auto code = kcoro::test::start(h.ioc, m->run_async());
+    h.settle();
+    REQUIRE(slow.in_flight);
+    m->request_stop();
+    REQUIRE(h.advance_until([&] { return code->has_value(); }, 10s));
+    CHECK(**code == 1);
+    CHECK(slow.cancelled);
+}
+
+TEST_CASE("two managers with leader election: one leader; on failed renewals the old one stops before the new one starts") {
+    harness h;
+    auto o = h.options();
+    o.leader_elect = true;
+    o.leader_election_id = "test-manager-lock";
+    o.leader_election_namespace = "default";
+    auto m1 = h.make(o, h.setup("m1"));
+    auto m2 = h.make(o, h.setup("m2"));
+    fake_runnable c1("m1", true, h.clk, h.log);
+    fake_runnable c2("m2", true, h.clk, h.log);
+    m1->add(c1);
+    m2->add(c2);
+    auto code1 = kcoro::test::start(h.ioc, m1->run_async());
+    h.settle();
+    REQUIRE(c1.running);
+    auto code2 = kcoro::test::start(h.ioc, m2->run_async());
+    bool both = false;
+    h.advance_until([&] {
+        both = both || (c1.running && c2.running);
+        return false;
+    }, 20s);
+    CHECK_FALSE(both);
+    CHECK(m1->is_leader());
+    CHECK_FALSE(m2->is_leader());
+    // The standby is ready: readiness never depends on leadership.
+    CHECK(m2->probes().handle("/readyz").status == 200);
+    CHECK(m1->metrics().serialize().find("leader_election_master_status{name=\"test-manager-lock\"} 1") !=
+          std::string::npos);
+    CHECK(m2->metrics().serialize().find("leader_election_master_status{name=\"test-manager-lock\"} 0") !=
+          std::string::npos);
+
+    kcoro::apiserver::http::fault_rule f;
+    f.verb = "update";
+    f.resource = "leases";
+    f.count = 0;
+    f.code = 503;
+    h.srv.faults().add(f);
+    bool cleared = false;
+    REQUIRE(h.advance_until([&] {
+        both = both || (c1.running && c2.running);
+        if (code1->has_value() && !cleared) {
+            h.srv.faults().clear();
+            cleared = true;
+        }
+        return c2.running;
+    }, 40s));
+    CHECK_FALSE(both);
+    REQUIRE(code1->has_value());
+    CHECK(**code1 == 1);  // leadership lost: exit non-zero
+    CHECK(h.log == std::vector<std::string>{"m1 start", "m1 cancelled", "m2 start"});
+    CHECK(m2->is_leader());
+
+    m2->request_stop();
+    REQUIRE(h.advance_until([&] { return code2->has_value(); }, 5s));
+    CHECK(**code2 == 0);
+}
+
+TEST_CASE("release on cancel: a clean stop hands the lease over at once") {
+    harness h;
+    auto o = h.options();
+    o.leader_elect = true;
+    o.leader_election_id = "release-lock";
+    o.leader_election_namespace = "default";
+    auto s1 = h.setup("m1");
+    s1.leader_election_release_on_cancel = true;
+    auto m1 = h.make(o, s1);
+    auto m2 = h.make(o, h.setup("m2"));
+    fake_runnable c1("m1", true, h.clk, h.log);
+    fake_runnable c2("m2", true, h.clk, h.log);
+    m1->add(c1);
+    m2->add(c2);
+    auto code1 = kcoro::test::start(h.ioc, m1->run_async());
+    h.settle();
+    REQUIRE(c1.running);
+    auto code2 = kcoro::test::start(h.ioc, m2->run_async());
+    h.advance_until([] { return false; }, 3s);
+    m1->request_stop();
+    h.settle();
+    REQUIRE(code1->has_value());
+    CHECK(**code1 == 0);
+    REQUIRE(m1->elector());
+    CHECK(m1->elector()->released());
+    const auto stopped_at = h.clk.now();
+    REQUIRE(h.advance_until([&] { return c2.running; }, 20s));
+    CHECK(h.clk.now() - stopped_at <= 2100ms);
+    CHECK(h.log == std::vector<std::string>{"m1 start", "m1 stop", "m2 start"});
+    m2->request_stop();
+    REQUIRE(h.advance_until([&] { return code2->has_value(); }, 5s));
+}
