@@ -1,0 +1,87 @@
+// A manager process for the signal test (manager_signal_test.py): one slow
+// leader-gated runnable whose work items take --work-ms; an in-process
+// kcoro-apiserver on its own thread stands in for the cluster. Markers go
+// to stderr (with the manager's log lines), one per line:
+//   marker: started | item begin | item done | stopped | cancelled | exit <code>
+#include <kcoro/server/manager.hpp>
+
+#include "server.hpp"
+
+#include <kcoro/io/clock.hpp>
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/this_coro.hpp>
+
+#include <cstdio>
+#include <thread>
+
+namespace asio = boost::asio;
+
+namespace {
+
+void marker(const char* what) {
+    std::fprintf(stderr, "marker: %s\n", what);
+    std::fflush(stderr);
+}
+
+struct slow_runnable final : kcoro::runtime::runnable {
+    slow_runnable(kcoro::io::clock& c, std::chrono::milliseconds w) : clk(c), work(w) {}
+    std::string_view name() const override { return "slow"; }
+    bool needs_leader_election() const override { return true; }
+    void stop() override { stopping = true; }
+    asio::awaitable<void> run() override {
+        marker("started");
+        while (!stopping) {
+            marker("item begin");
+            auto ec = co_await clk.sleep_for(work);
+            if (ec) {
+                marker("cancelled");
+                co_return;
+            }
+            marker("item done");
+        }
+        marker("stopped");
+    }
+    kcoro::io::clock& clk;
+    std::chrono::milliseconds work;
+    bool stopping = false;
+};
+
+} // namespace
+
+int main(int argc, char** argv) {
+    // The API server on its own thread and io_context.
+    asio::io_context api_ioc(1);
+    kcoro::io::system_clock api_clk;
+    kcoro::apiserver::server srv(api_ioc.get_executor(), api_clk);
+    if (!srv.start()) return 3;
+    auto guard = asio::make_work_guard(api_ioc);
+    std::thread api_thread([&] { api_ioc.run(); });
+
+    asio::io_context ioc(1);
+    kcoro::io::system_clock clk;
+    kcoro::server::manager_setup setup;
+    setup.name = "signal-test";
+    setup.io_context = &ioc;
+    setup.clock = &clk;
+    kcoro::client::client_config cfg;
+    cfg.server = srv.url();
+    setup.client_config = cfg;
+    std::int64_t work_ms = 1000;
+    auto start = kcoro::server::manager::from_flags(argc, argv, setup, [&](kcoro::server::flag_set& f) {
+        f.add_int("work-ms", &work_ms, "duration of one work item in milliseconds", 1);
+    });
+    int code = start.exit_code;
+    if (start.mgr) {
+        slow_runnable slow(clk, std::chrono::milliseconds(work_ms));
+        start.mgr->add(slow);
+        code = start.mgr->run();
+        start.mgr.reset();
+    }
+    asio::post(api_ioc, [&] { srv.stop(std::chrono::milliseconds(0)); });
+    guard.reset();
+    api_ioc.stop();
+    api_thread.join();
+    std::fprintf(stderr, "marker: exit %d\n", code);
+    return code;
+}
