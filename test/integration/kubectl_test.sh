@@ -63,6 +63,68 @@ out=$(k patch deployment web -p '{"spec":{"template":{"spec":{"containers":[{"na
 out=$(k get deployment web -o jsonpath='{.spec.template.spec.containers[0].image} {.spec.template.spec.containers[0].ports[0].containerPort}'); expect "strategic merge kept the port" "^nginx:1.28 80$" "$out"
 out=$(k get configmap cm1 -o jsonpath='{.data.a}{.data.b}{.data.greeting}'); expect "patched values" "^12hello$" "$out"
 out=$(k get configmaps); expect "get configmaps (table)" "cm1" "$out"
+# Default output is the server's Table (as=Table): the built-in columns.
+expect "get configmaps: server-side columns" "^NAME +DATA +AGE" "$out"
+expect "get configmaps: row" "^cm1 +3 +[0-9]+s" "$out"
+out=$(k get deployment web); expect "get deployment: server-side columns" "^NAME +READY +UP-TO-DATE +AVAILABLE +AGE" "$out"
+out=$(k get namespaces); expect "get namespaces: status column" "^default +Active +" "$out"
+
+# A CRD with additionalPrinterColumns: kubectl prints them.
+cat >"$WORK/gadgets_crd.yaml" <<'EOF'
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: gadgets.example.kcoro.dev
+spec:
+  group: example.kcoro.dev
+  scope: Namespaced
+  names: {kind: Gadget, listKind: GadgetList, plural: gadgets, singular: gadget}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    additionalPrinterColumns:
+    - {name: Size, type: integer, jsonPath: .spec.size}
+    - {name: Age, type: date, jsonPath: .metadata.creationTimestamp}
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              size: {type: integer}
+EOF
+cat >"$WORK/gadget.yaml" <<'EOF'
+apiVersion: example.kcoro.dev/v1
+kind: Gadget
+metadata: {name: g1}
+spec: {size: 7}
+EOF
+out=$(k apply -f "$WORK/gadgets_crd.yaml"); expect "apply CRD with printer columns" "gadgets.example.kcoro.dev created" "$out"
+out=$(k wait --for condition=established --timeout=10s crd/gadgets.example.kcoro.dev); expect "gadgets established" "condition met" "$out"
+out=$(k apply -f "$WORK/gadget.yaml"); expect "apply gadget" "gadget.example.kcoro.dev/g1 created" "$out"
+out=$(k get gadgets); expect "get gadgets: printer columns" "^NAME +SIZE +AGE" "$out"
+expect "get gadgets: row" "^g1 +7 +[0-9]+s" "$out"
+
+# An event about cm1: `kubectl describe` finds it with involvedObject.* field selectors.
+uid=$(k get configmap cm1 -o jsonpath='{.metadata.uid}')
+cat >"$WORK/event.yaml" <<EOF
+apiVersion: v1
+kind: Event
+metadata: {name: cm1.kcoro-test}
+involvedObject: {apiVersion: v1, kind: ConfigMap, name: cm1, namespace: default, uid: "$uid"}
+reason: Tested
+message: kubectl describe shows this event
+type: Normal
+source: {component: kcoro-test}
+EOF
+out=$(k create -f "$WORK/event.yaml"); expect "create event" "event/cm1.kcoro-test created" "$out"
+out=$(k describe configmap cm1); expect "describe configmap" "Name: +cm1" "$out"
+expect "describe configmap: data" "greeting" "$out"
+expect "describe configmap: events" "Normal +Tested +.*kcoro-test +kubectl describe shows this event" "$out"
+out=$(k get events --field-selector involvedObject.name=cm1,type=Normal); expect "get events --field-selector" "Tested" "$out"
+out=$(k get events --field-selector spec.nodeName=n1); expect "unsupported field selector" 'field label not supported: spec.nodeName' "$out"
 
 # get -w: a watch bounded by timeout; a change made meanwhile must show up.
 timeout 8 "$KUBECTL" --kubeconfig "$KCFG" get configmaps -w --output-watch-events --request-timeout=6s >"$WORK/watch.out" 2>&1 &

@@ -97,7 +97,32 @@ struct api_handler::watch_params {
     bool bookmarks = false;
     std::optional<bool> send_initial_events;
     std::chrono::seconds timeout{0};
+    // Accept asked for Table: each event's object is a one-row Table.
+    std::optional<std::vector<table_column>> columns;
+    table_options table;
 };
+
+std::vector<table_column> api_handler::columns_for(const resource_def& def, std::string_view version) const {
+    if (def.crd_name.empty()) {
+        return table_columns(def.gvr.group, def.gvr.resource, nullptr, false);
+    }
+    json::array printer;
+    auto crd = store_.get(resources::customresourcedefinitions(), "", def.crd_name);
+    if (crd) {
+        if (const auto* versions = find_path(*crd, {"spec", "versions"}); versions && versions->is_array()) {
+            for (const auto& v : versions->get_array()) {
+                const auto* vo = v.if_object();
+                if (vo == nullptr) continue;
+                const auto* n = vo->if_contains("name");
+                if (n == nullptr || !n->is_string() || n->get_string() != version) continue;
+                if (const auto* pc = vo->if_contains("additionalPrinterColumns"); pc && pc->is_array()) {
+                    printer = pc->get_array();
+                }
+            }
+        }
+    }
+    return table_columns(def.gvr.group, def.gvr.resource, &printer, true);
+}
 
 api_handler::api_handler(object_store& store, io::clock& clk, access_control& access, fault_table& faults,
                          watch_hub& hub, handler_options options, log_sink log)
@@ -204,6 +229,12 @@ asio::awaitable<http_reply> api_handler::handle_resource(http_request& req, rout
     if ((r.verb == "create" || r.verb == "update") && ct.find("protobuf") != std::string_view::npos) {
         co_return status_response(errors::unsupported_media_type(ct));
     }
+    // Content negotiation: JSON, or a Table for get/list/watch; nothing else
+    // (a protobuf-only Accept) is 406 with the real Status.
+    const media_choice media = negotiate(req.header("accept"));
+    if (media == media_choice::not_acceptable) {
+        co_return status_response(errors::not_acceptable(not_acceptable_message()));
+    }
 
     // Fault injection: fail / delay / drop after commit.
     bool drop_after = false;
@@ -222,7 +253,7 @@ asio::awaitable<http_reply> api_handler::handle_resource(http_request& req, rout
     }
 
     if (r.verb == "watch") {
-        co_return handle_watch(r);
+        co_return handle_watch(r, media);
     }
 
     request_context ctx;
@@ -258,13 +289,45 @@ asio::awaitable<http_reply> api_handler::handle_resource(http_request& req, rout
         return d;
     };
 
+    const bool as_table = media == media_choice::table_v1 || media == media_choice::table_v1beta1;
+    auto table_response = [&](const json::object& body, bool is_list) {
+        table_options to;
+        to.api_version = media == media_choice::table_v1beta1 ? "meta.k8s.io/v1beta1" : "meta.k8s.io/v1";
+        to.include_object = r.query.include_object.empty() ? std::string("Metadata") : r.query.include_object;
+        to.now = clk_.wall_now();
+        std::vector<const json::object*> items;
+        json::object meta;
+        if (is_list) {
+            if (const auto* it = body.if_contains("items"); it && it->is_array()) {
+                for (const auto& i : it->get_array()) {
+                    if (i.is_object()) items.push_back(&i.get_object());
+                }
+            }
+            if (const auto* m = body.if_contains("metadata"); m && m->is_object()) meta = m->get_object();
+        } else {
+            items.push_back(&body);
+            meta["resourceVersion"] = resource_version_of(body);
+        }
+        return json_response(200, make_table(columns_for(*def, r.version), r.group, r.resource, items,
+                                              std::move(meta), to));
+    };
+
     http_response out;
     if (r.verb == "get") {
         auto o = store_.get(r.gvr(), r.ns, r.name);
-        out = o ? json_response(200, *o) : status_response(o.error());
+        out = !o ? status_response(o.error()) : as_table ? table_response(*o, false) : json_response(200, *o);
     } else if (r.verb == "list") {
         auto o = store_.list(r.gvr(), r.ns, lo);
-        out = o ? json_response(200, *o) : status_response(o.error());
+        if (!o && is_resource_version_too_large(o.error())) {
+            // The watch cache waits (blockTimeout, 3 s) for the revision to
+            // arrive before answering 504.
+            const auto until = clk_.now() + options_.too_large_wait;
+            while (!o && is_resource_version_too_large(o.error()) && clk_.now() < until) {
+                co_await hub_.wait(clk_, until);
+                o = store_.list(r.gvr(), r.ns, lo);
+            }
+        }
+        out = !o ? status_response(o.error()) : as_table ? table_response(*o, true) : json_response(200, *o);
     } else if (r.verb == "create") {
         auto b = parse_body(req.body);
         auto o = b ? store_.create(ctx, r.gvr(), r.ns, std::move(*b)) : result<json::object>(b.error());
@@ -303,7 +366,7 @@ asio::awaitable<http_reply> api_handler::handle_resource(http_request& req, rout
     co_return out;
 }
 
-http_reply api_handler::handle_watch(route& r) {
+http_reply api_handler::handle_watch(route& r, media_choice media) {
     const resource_def* def = store_.registry().find(r.gvr());
     auto filter = watch_filter::make(r.gvr(), r.ns, r.query.label_selector, r.query.field_selector);
     if (!filter) {
@@ -329,6 +392,11 @@ http_reply api_handler::handle_watch(route& r) {
                                                {errors::field_forbidden("allowWatchBookmarks",
                                                                         "allowWatchBookmarks must be set to true when sendInitialEvents is set to true")}));
     }
+    if (media == media_choice::table_v1 || media == media_choice::table_v1beta1) {
+        p.columns = columns_for(*def, r.version);
+        p.table.api_version = media == media_choice::table_v1beta1 ? "meta.k8s.io/v1beta1" : "meta.k8s.io/v1";
+        p.table.include_object = r.query.include_object.empty() ? std::string("Metadata") : r.query.include_object;
+    }
     p.timeout = r.query.timeout_seconds && *r.query.timeout_seconds > 0 ? std::chrono::seconds(*r.query.timeout_seconds)
                                                                         : options_.default_watch_timeout;
     io::http_stream s;
@@ -351,13 +419,45 @@ asio::awaitable<void> api_handler::run_watch(watch_params p, io::http_stream_wri
         return event_line("BOOKMARK", json::object{{"kind", p.kind}, {"apiVersion", p.api_version}, {"metadata", std::move(md)}});
     };
 
+    // With Accept as=Table each event's object is a one-row Table.
+    auto line = [&](std::string_view type, const json::object& obj) {
+        if (!p.columns) {
+            return event_line(type, obj);
+        }
+        table_options to = p.table;
+        to.now = clk_.wall_now();
+        std::vector<const json::object*> items{&obj};
+        json::object meta{{"resourceVersion", resource_version_of(obj)}};
+        return event_line(type, make_table(*p.columns, p.filter.gvr.group, p.filter.gvr.resource, items,
+                                           std::move(meta), to));
+    };
+
+    if (initial && p.send_initial_events.value_or(false) && !p.resource_version.empty() &&
+        p.resource_version != "0") {
+        // NotOlderThan N: wait (blockTimeout) for the store to reach N.
+        revision_t want = 0;
+        const auto& rv = p.resource_version;
+        auto [ptr, ec] = std::from_chars(rv.data(), rv.data() + rv.size(), want);
+        if (ec == std::errc{} && ptr == rv.data() + rv.size()) {
+            const auto until = clk_.now() + options_.too_large_wait;
+            while (store_.current_revision() < want && clk_.now() < until) {
+                co_await hub_.wait(clk_, until);
+            }
+            if (store_.current_revision() < want) {
+                auto e = errors::too_large_resource_version(want, store_.current_revision());
+                co_await w.write(event_line("ERROR", encode_status(*e.api_status())));
+                co_return;
+            }
+        }
+    }
+
     if (initial) {
         // The current state as ADDED, taken atomically at current_revision().
         last = store_.current_revision();
         auto evs = store_.initial_events(p.filter);
         std::string batch;
         for (const auto& ev : evs) {
-            batch += event_line("ADDED", *ev.object);
+            batch += line("ADDED", *ev.object);
         }
         if (p.send_initial_events.value_or(false)) {
             batch += bookmark(last, true);
@@ -389,7 +489,7 @@ asio::awaitable<void> api_handler::run_watch(watch_params p, io::http_stream_wri
             const revision_t caught_up = store_.current_revision();
             std::string batch;
             for (const auto& ev : *evs) {
-                batch += event_line(to_string(ev.type), *ev.object);
+                batch += line(to_string(ev.type), *ev.object);
             }
             last = std::max(last, caught_up);
             if (!batch.empty() && !co_await w.write(std::move(batch))) {

@@ -14,6 +14,7 @@
 
 #include "http/auth.hpp"
 #include "http/faults.hpp"
+#include "http/table.hpp"
 #include "http/route.hpp"
 #include "http/watch_hub.hpp"
 #include "store/object_store.hpp"
@@ -37,6 +38,10 @@ struct handler_options {
     std::chrono::seconds default_watch_timeout{1800};
     /// "host:port" for /api's serverAddressByClientCIDRs.
     std::string server_address = "127.0.0.1:6443";
+    /// How long a list (or a sendInitialEvents watch) at a resourceVersion
+    /// newer than the store waits for it before answering 504 "Too large
+    /// resource version" (the watch cache's blockTimeout).
+    std::chrono::milliseconds too_large_wait{std::chrono::seconds(3)};
 };
 
 /// One JSON log line per request and per fault; may be empty.
@@ -58,7 +63,9 @@ public:
 private:
     struct watch_params;
     boost::asio::awaitable<io::http_reply> handle_resource(io::http_request& req, route& r, const user_info& user);
-    io::http_reply handle_watch(route& r);
+    io::http_reply handle_watch(route& r, media_choice media);
+    /// The Table columns of a resource (a CRD version's printer columns).
+    std::vector<table_column> columns_for(const resource_def& def, std::string_view version) const;
     boost::asio::awaitable<void> run_watch(watch_params p, io::http_stream_writer& w);
     io::http_reply handle_faults(const io::http_request& req);
 

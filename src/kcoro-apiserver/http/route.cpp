@@ -104,6 +104,12 @@ result<void> apply_param(query_options& q, std::string_view key, const std::stri
             return errors::bad_request("Invalid dry run value: " + v + ": supported values: \"All\"");
         }
         q.dry_run = true;
+    } else if (key == "includeObject") {
+        if (v != "None" && v != "Metadata" && v != "Object") {
+            return errors::bad_request("includeObject: Unsupported value: \"" + v +
+                                       "\": supported values: \"Metadata\", \"None\", \"Object\"");
+        }
+        q.include_object = v;
     } else if (key == "fieldManager") {
         q.field_manager = v;
     } else if (key == "force") {

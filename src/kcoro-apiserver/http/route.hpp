@@ -58,6 +58,7 @@ struct query_options {
     std::string propagation_policy;
     std::optional<std::int64_t> grace_period_seconds;
     std::string field_validation;  // Strict/Warn/Ignore, accepted and ignored
+    std::string include_object;    // Table rows: None, Metadata (default), Object
 };
 
 struct route {

@@ -12,9 +12,59 @@ std::string_view trim(std::string_view s) {
     return s;
 }
 
+bool is_events(std::string_view group, std::string_view resource) {
+    return resource == "events" && (group.empty() || group == "events.k8s.io");
+}
+
+std::string_view string_at(const boost::json::object& obj, std::initializer_list<std::string_view> path) {
+    const auto* v = find_path(obj, path);
+    return v != nullptr && v->is_string() ? std::string_view(v->get_string()) : std::string_view{};
+}
+
+/// The value of a selectable field of `obj` (core/v1 ToSelectableFields).
+std::string_view field_value(const boost::json::object& obj, std::string_view field) {
+    if (field == "metadata.name") return name_of(obj);
+    if (field == "metadata.namespace") return namespace_of(obj);
+    if (field.starts_with("involvedObject.")) {
+        auto member = field.substr(std::string_view("involvedObject.").size());
+        if (obj.contains("involvedObject")) return string_at(obj, {"involvedObject", member});
+        return string_at(obj, {"regarding", member});  // events.k8s.io/v1
+    }
+    if (field == "source") {
+        auto s = string_at(obj, {"source", "component"});
+        if (s.empty()) s = string_at(obj, {"deprecatedSource", "component"});
+        if (s.empty()) s = string_at(obj, {"reportingComponent"});
+        if (s.empty()) s = string_at(obj, {"reportingController"});
+        return s;
+    }
+    if (field == "reportingComponent") {
+        auto s = string_at(obj, {"reportingComponent"});
+        return s.empty() ? string_at(obj, {"reportingController"}) : s;
+    }
+    if (field == "status.phase") return string_at(obj, {"status", "phase"});
+    return string_at(obj, {field});  // type, reason
+}
+
 } // namespace
 
-result<field_selector> field_selector::parse(std::string_view text) {
+bool field_selector::supported(std::string_view field, std::string_view group, std::string_view resource) noexcept {
+    if (field == "metadata.name" || field == "metadata.namespace") return true;
+    if (is_events(group, resource)) {
+        for (std::string_view f : {"involvedObject.kind", "involvedObject.namespace", "involvedObject.name",
+                                   "involvedObject.uid", "involvedObject.apiVersion", "involvedObject.resourceVersion",
+                                   "involvedObject.fieldPath", "reason", "reportingComponent", "source", "type"}) {
+            if (field == f) return true;
+        }
+        return false;
+    }
+    if (group.empty() && resource == "secrets") return field == "type";
+    if (group.empty() && resource == "namespaces") return field == "status.phase";
+    return false;
+}
+
+result<field_selector> field_selector::parse(std::string_view text) { return parse(text, "", ""); }
+
+result<field_selector> field_selector::parse(std::string_view text, std::string_view group, std::string_view resource) {
     field_selector sel;
     if (trim(text).empty()) {
         return sel;
@@ -39,7 +89,7 @@ result<field_selector> field_selector::parse(std::string_view text) {
         }
         r.field = std::string(trim(part.substr(0, op_pos)));
         r.value = std::string(trim(part.substr(op_pos + op_len)));
-        if (r.field != "metadata.name" && r.field != "metadata.namespace") {
+        if (!supported(r.field, group, resource)) {
             // The message kube-apiserver gives for a field the resource does not index.
             return errors::bad_request("field label not supported: " + r.field);
         }
@@ -52,7 +102,7 @@ result<field_selector> field_selector::parse(std::string_view text) {
 
 bool field_selector::matches(const boost::json::object& obj) const noexcept {
     for (const auto& r : requirements_) {
-        std::string_view actual = r.field == "metadata.name" ? name_of(obj) : namespace_of(obj);
+        std::string_view actual = field_value(obj, r.field);
         if ((actual == r.value) != r.equals) {
             return false;
         }

@@ -1,8 +1,15 @@
-// Field selectors as kube-apiserver supports them for every resource:
-// `metadata.name` and `metadata.namespace` with `=`, `==`, `!=`,
-// comma-separated and all required. Other fields are rejected with 400, as the
-// real server does for fields a resource does not index
-// ("field label not supported: spec.x").
+// Field selectors as kube-apiserver supports them: `metadata.name` and
+// `metadata.namespace` for every resource, plus the fields a resource's
+// strategy makes selectable (its field label conversion function):
+//   core/v1 and events.k8s.io/v1 events: involvedObject.{kind,namespace,name,
+//     uid,apiVersion,resourceVersion,fieldPath}, reason, reportingComponent,
+//     source, type (events.k8s.io objects are read through `regarding`,
+//     `reportingController` and `deprecatedSource`, as they are stored as
+//     core Events)
+//   secrets: type; namespaces: status.phase
+// with `=`, `==`, `!=`, comma-separated and all required. Other fields are
+// rejected with 400 as the real server does ("field label not supported:
+// spec.x"). A field absent from an object reads as "" (Go's zero value).
 //
 // Thread safety: an immutable value once parsed.
 #pragma once
@@ -18,7 +25,7 @@
 namespace kcoro::apiserver {
 
 struct field_requirement {
-    std::string field;  // "metadata.name" or "metadata.namespace"
+    std::string field;  // "metadata.name", "involvedObject.uid", ...
     bool equals = true; // false: !=
     std::string value;
     friend bool operator==(const field_requirement&, const field_requirement&) = default;
@@ -27,7 +34,12 @@ struct field_requirement {
 class field_selector {
 public:
     field_selector() = default;
+    /// Only `metadata.name` / `metadata.namespace`.
     static result<field_selector> parse(std::string_view text);
+    /// The fields `resource` of `group` supports (see the file comment).
+    static result<field_selector> parse(std::string_view text, std::string_view group, std::string_view resource);
+    /// Whether `field` is selectable on `resource` of `group`.
+    static bool supported(std::string_view field, std::string_view group, std::string_view resource) noexcept;
 
     bool matches(const boost::json::object& obj) const noexcept;
     bool empty() const noexcept { return requirements_.empty(); }

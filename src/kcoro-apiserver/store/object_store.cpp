@@ -83,7 +83,7 @@ result<watch_filter> watch_filter::make(group_version_resource gvr, std::string 
     auto labels = label_selector::parse(label_text);
     if (!labels) return labels.error();
     f.labels = std::move(*labels);
-    auto fields = field_selector::parse(field_text);
+    auto fields = field_selector::parse(field_text, f.gvr.group, f.gvr.resource);
     if (!fields) return fields.error();
     f.fields = std::move(*fields);
     return f;
@@ -535,6 +535,12 @@ result<json::object> object_store::impl::do_update(const request_context& ctx, c
     }
     if (sub == subresource::none) {
         auto more = validate_for(def, next, old.get());
+        causes.insert(causes.end(), more.begin(), more.end());
+    } else if (def.schema) {
+        // A custom resource's status strategy validates the whole object
+        // against the schema too, after pruning unknown fields (also under
+        // status) and defaulting.
+        auto more = validate_custom_resource(next, *def.schema);
         causes.insert(causes.end(), more.begin(), more.end());
     }
     if (!causes.empty()) return errors::invalid(def.gvr.group, def.kind, name, std::move(causes));

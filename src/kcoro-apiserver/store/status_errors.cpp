@@ -120,6 +120,8 @@ error unsupported_media_type(std::string_view content_type) {
                     std::string(content_type.empty() ? "" : ""));
 }
 
+error not_acceptable(std::string_view message) { return make(406, "NotAcceptable", std::string(message)); }
+
 error internal(std::string_view message) {
     return make(500, "InternalError", "Internal error occurred: " + std::string(message));
 }

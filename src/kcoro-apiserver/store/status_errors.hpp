@@ -46,6 +46,8 @@ error expired(std::string_view message);
 error too_large_resource_version(std::uint64_t requested, std::uint64_t current);
 /// 415 UnsupportedMediaType.
 error unsupported_media_type(std::string_view content_type);
+/// 406 NotAcceptable with `message` (negotiation's "only the following media types are accepted: ...").
+error not_acceptable(std::string_view message);
 /// 500 InternalError.
 error internal(std::string_view message);
 

@@ -373,3 +373,206 @@ TEST_CASE("api_handler: watch from a revision, 410 after compaction, sendInitial
     REQUIRE(std::holds_alternative<io::http_response>(bad));
     CHECK(std::get<io::http_response>(bad).status == 422);
 }
+
+namespace {
+
+/// Starts a request with extra headers; the reply is filled when it completes.
+std::shared_ptr<std::optional<io::http_reply>> start(fixture& f, std::string target,
+                                                     std::vector<std::pair<std::string, std::string>> headers) {
+    io::http_request req;
+    req.method = "GET";
+    req.target = std::move(target);
+    req.headers = std::move(headers);
+    auto out = std::make_shared<std::optional<io::http_reply>>();
+    auto run = [&f, out, req = std::move(req)]() mutable -> asio::awaitable<void> {
+        auto r = co_await f.handler(std::move(req));
+        out->emplace(std::move(r));
+    };
+    asio::co_spawn(f.io, std::move(run), asio::detached);
+    f.io.restart();
+    f.io.poll();
+    return out;
+}
+
+io::http_response response_of(const std::shared_ptr<std::optional<io::http_reply>>& r) {
+    REQUIRE(r->has_value());
+    REQUIRE(std::holds_alternative<io::http_response>(**r));
+    return std::get<io::http_response>(**r);
+}
+
+constexpr const char* kubectl_table_accept =
+    "application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json";
+
+} // namespace
+
+TEST_CASE("api_handler: Accept negotiation: Table for kubectl get, 406 for protobuf only") {
+    fixture f;
+    f.answer("POST", "/api/v1/namespaces/default/configmaps", cm("a"));
+    auto t = response_of(start(f, "/api/v1/namespaces/default/configmaps", {{"Accept", kubectl_table_accept}}));
+    CHECK(t.status == 200);
+    auto table = body_of(t);
+    CHECK(table["kind"] == "Table");
+    CHECK(table["apiVersion"] == "meta.k8s.io/v1");
+    const auto& cols = table["columnDefinitions"].as_array();
+    REQUIRE(cols.size() == 3);
+    CHECK(cols[0].as_object().at("name") == "Name");
+    CHECK(cols[0].as_object().at("format") == "name");
+    CHECK(cols[1].as_object().at("name") == "Data");
+    CHECK(cols[2].as_object().at("name") == "Age");
+    const auto& rows = table["rows"].as_array();
+    REQUIRE(rows.size() == 1);
+    const auto& cells = rows[0].as_object().at("cells").as_array();
+    CHECK(cells[0] == "a");
+    CHECK(cells[1] == 1);
+    CHECK(cells[2] == "0s");
+    CHECK(rows[0].as_object().at("object").as_object().at("kind") == "PartialObjectMetadata");
+    CHECK(table["metadata"].as_object().contains("resourceVersion"));
+    // A single object is a one-row Table; includeObject=Object embeds it.
+    auto one = body_of(response_of(start(f, "/api/v1/namespaces/default/configmaps/a?includeObject=Object",
+                                         {{"Accept", kubectl_table_accept}})));
+    REQUIRE(one["rows"].as_array().size() == 1);
+    CHECK(one["rows"].as_array()[0].as_object().at("object").as_object().at("kind") == "ConfigMap");
+    // Plain JSON when asked; protobuf only is 406 NotAcceptable.
+    auto plain = body_of(response_of(start(f, "/api/v1/namespaces/default/configmaps",
+                                           {{"Accept", "application/vnd.kubernetes.protobuf, application/json"}})));
+    CHECK(plain["kind"] == "ConfigMapList");
+    auto pb = response_of(start(f, "/api/v1/namespaces/default/configmaps", {{"Accept", "application/vnd.kubernetes.protobuf"}}));
+    CHECK(pb.status == 406);
+    auto st = body_of(pb);
+    CHECK(st["reason"] == "NotAcceptable");
+    CHECK(st["message"] == "only the following media types are accepted: application/json");
+    // A protobuf body is 415.
+    auto body415 = f.answer("POST", "/api/v1/namespaces/default/configmaps", "x", "application/vnd.kubernetes.protobuf");
+    CHECK(body415.status == 415);
+    CHECK(body_of(body415)["reason"] == "UnsupportedMediaType");
+}
+
+TEST_CASE("api_handler: Table columns of a custom resource are its additionalPrinterColumns") {
+    fixture f;
+    auto crd = R"({"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition",
+      "metadata":{"name":"widgets.example.com"},
+      "spec":{"group":"example.com","scope":"Namespaced",
+        "names":{"plural":"widgets","singular":"widget","kind":"Widget"},
+        "versions":[{"name":"v1","served":true,"storage":true,
+          "additionalPrinterColumns":[{"name":"Size","type":"integer","jsonPath":".spec.size"},
+                                      {"name":"Color","type":"string","jsonPath":".spec.color","priority":1},
+                                      {"name":"Age","type":"date","jsonPath":".metadata.creationTimestamp"}],
+          "schema":{"openAPIV3Schema":{"type":"object","x-kubernetes-preserve-unknown-fields":true}}}]}})";
+    REQUIRE(f.answer("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd).status == 201);
+    REQUIRE(f.answer("POST", "/apis/example.com/v1/namespaces/default/widgets",
+                     R"({"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"w"},"spec":{"size":3,"color":"red"}})")
+                .status == 201);
+    auto table = body_of(response_of(start(f, "/apis/example.com/v1/namespaces/default/widgets", {{"Accept", kubectl_table_accept}})));
+    const auto& cols = table["columnDefinitions"].as_array();
+    REQUIRE(cols.size() == 4);
+    CHECK(cols[1].as_object().at("name") == "Size");
+    CHECK(cols[2].as_object().at("priority") == 1);
+    const auto& cells = table["rows"].as_array()[0].as_object().at("cells").as_array();
+    CHECK(cells[0] == "w");
+    CHECK(cells[1] == 3);
+    CHECK(cells[2] == "red");
+    CHECK(cells[3] == "0s");
+    // The v1beta1 Table when that is the first acceptable form.
+    auto beta = body_of(response_of(start(f, "/apis/example.com/v1/namespaces/default/widgets",
+                                          {{"Accept", "application/json;as=Table;v=v1beta1;g=meta.k8s.io"}})));
+    CHECK(beta["apiVersion"] == "meta.k8s.io/v1beta1");
+}
+
+TEST_CASE("api_handler: events field selectors (kubectl describe) and unsupported labels") {
+    fixture f;
+    auto ev = R"({"apiVersion":"v1","kind":"Event","metadata":{"name":"e1"},
+        "involvedObject":{"kind":"ConfigMap","name":"cm1","namespace":"default","uid":"u-1"},
+        "reason":"Created","type":"Normal","message":"m"})";
+    REQUIRE(f.answer("POST", "/api/v1/namespaces/default/events", ev).status == 201);
+    auto l = f.answer("GET", "/api/v1/namespaces/default/events?fieldSelector=involvedObject.name%3Dcm1%2CinvolvedObject.namespace%3Ddefault%2CinvolvedObject.uid%3Du-1");
+    CHECK(l.status == 200);
+    CHECK(body_of(l)["items"].as_array().size() == 1);
+    auto none = f.answer("GET", "/api/v1/namespaces/default/events?fieldSelector=type%3DWarning");
+    CHECK(body_of(none)["items"].as_array().empty());
+    // kubectl get events: the event printer's columns.
+    auto t = body_of(response_of(start(f, "/api/v1/namespaces/default/events", {{"Accept", kubectl_table_accept}})));
+    const auto& cols = t["columnDefinitions"].as_array();
+    REQUIRE(cols.size() == 10);
+    CHECK(cols[0].as_object().at("name") == "Last Seen");
+    CHECK(cols[9].as_object().at("name") == "Name");
+    CHECK(cols[9].as_object().at("priority") == 1);
+    const auto& cells = t["rows"].as_array()[0].as_object().at("cells").as_array();
+    CHECK(cells[0] == "<unknown>");
+    CHECK(cells[1] == "Normal");
+    CHECK(cells[2] == "Created");
+    CHECK(cells[3] == "configmap/cm1");
+    CHECK(cells[6] == "m");
+    CHECK(cells[8] == 1);
+    CHECK(cells[9] == "e1");
+    auto bad = f.answer("GET", "/api/v1/namespaces/default/events?fieldSelector=spec.nodeName%3Dn1");
+    CHECK(bad.status == 400);
+    CHECK(body_of(bad)["message"] == "field label not supported: spec.nodeName");
+}
+
+TEST_CASE("api_handler: a list ahead of the store waits, then 504 Too large resource version") {
+    fixture f;
+    f.handler.options().too_large_wait = 3s;
+    auto now = f.store.current_revision();
+    auto ahead = std::to_string(now + 1);
+    auto r = start(f, "/api/v1/namespaces/default/configmaps?resourceVersion=" + ahead + "&resourceVersionMatch=NotOlderThan", {});
+    CHECK_FALSE(r->has_value());  // waiting for the revision
+    // The revision arrives: the list is served.
+    f.answer("POST", "/api/v1/namespaces/default/configmaps", cm("a"));
+    f.io.restart();
+    f.io.poll();
+    CHECK(response_of(r).status == 200);
+    // Never arrives: 504 after the wait.
+    auto far = std::to_string(f.store.current_revision() + 100);
+    auto r2 = start(f, "/api/v1/namespaces/default/configmaps?resourceVersion=" + far, {});
+    CHECK_FALSE(r2->has_value());
+    f.clk.advance(3s);
+    f.io.restart();
+    f.io.poll();
+    auto resp = response_of(r2);
+    CHECK(resp.status == 504);
+    auto st = body_of(resp);
+    CHECK(st["reason"] == "Timeout");
+    CHECK(std::string(st["message"].as_string()).starts_with("Too large resource version: " + far));
+    CHECK(st["details"].as_object()["causes"].as_array()[0].as_object()["reason"] == "ResourceVersionTooLarge");
+    // sendInitialEvents at a future revision: the ERROR event after the wait.
+    auto w = start(f, "/api/v1/namespaces/default/configmaps?watch=1&sendInitialEvents=true&allowWatchBookmarks=true"
+                      "&resourceVersionMatch=NotOlderThan&resourceVersion=" + far, {});
+    REQUIRE(w->has_value());
+    REQUIRE(std::holds_alternative<io::http_stream>(**w));
+    auto s = std::get<io::http_stream>(std::move(**w));
+    collecting_writer out;
+    bool done = false;
+    auto run = [&, s = std::move(s)]() -> asio::awaitable<void> {
+        co_await s.body(out);
+        done = true;
+    };
+    asio::co_spawn(f.io, std::move(run), asio::detached);
+    f.io.restart();
+    f.io.poll();
+    CHECK_FALSE(done);
+    f.clk.advance(3s);
+    f.io.restart();
+    f.io.poll();
+    CHECK(done);
+    auto evs = out.events();
+    REQUIRE(evs.size() == 1);
+    CHECK(evs[0]["type"] == "ERROR");
+    CHECK(evs[0]["object"].as_object()["code"] == 504);
+}
+
+TEST_CASE("table: human durations as kubectl prints them") {
+    CHECK(human_duration(0s) == "0s");
+    CHECK(human_duration(-1s) == "0s");
+    CHECK(human_duration(-5s) == "<invalid>");
+    CHECK(human_duration(119s) == "119s");
+    CHECK(human_duration(150s) == "2m30s");
+    CHECK(human_duration(600s) == "10m");
+    CHECK(human_duration(std::chrono::hours(5) + std::chrono::minutes(7)) == "5h7m");
+    CHECK(human_duration(std::chrono::hours(30)) == "30h");
+    CHECK(human_duration(std::chrono::hours(24 * 3 + 2)) == "3d2h");
+    CHECK(human_duration(std::chrono::hours(24 * 400)) == "400d");
+    CHECK(negotiate("") == media_choice::json);
+    CHECK(negotiate("*/*") == media_choice::json);
+    CHECK(negotiate("application/json;as=PartialObjectMetadata;v=v1;g=meta.k8s.io,application/json") == media_choice::json);
+    CHECK(negotiate("application/vnd.kubernetes.protobuf") == media_choice::not_acceptable);
+}

@@ -24,3 +24,39 @@ TEST_CASE("unsupported fields and malformed selectors are 400") {
         CHECK(s.error().http_code() == 400);
     }
 }
+
+TEST_CASE("events select on involvedObject, reason, type, source (kubectl describe)") {
+    auto ev = boost::json::parse(R"({"metadata":{"name":"e1","namespace":"default"},
+        "involvedObject":{"kind":"ConfigMap","name":"cm1","namespace":"default","uid":"u-1"},
+        "reason":"Created","type":"Normal","source":{"component":"kcoro"}})").as_object();
+    auto s = field_selector::parse("involvedObject.name=cm1,involvedObject.namespace=default,involvedObject.uid=u-1",
+                                   "", "events");
+    REQUIRE(s.has_value());
+    CHECK(s->matches(ev));
+    CHECK_FALSE(field_selector::parse("involvedObject.uid=u-2", "", "events")->matches(ev));
+    CHECK(field_selector::parse("type=Normal,reason=Created,source=kcoro", "", "events")->matches(ev));
+    CHECK(field_selector::parse("type!=Warning", "", "events")->matches(ev));
+    // An absent field reads as "".
+    CHECK(field_selector::parse("involvedObject.fieldPath=", "", "events")->matches(ev));
+    // events.k8s.io/v1 objects are read through `regarding`.
+    auto ev2 = boost::json::parse(R"({"metadata":{"name":"e2"},"regarding":{"name":"cm1","uid":"u-1"},
+        "reportingController":"ctl","type":"Warning"})").as_object();
+    CHECK(field_selector::parse("involvedObject.name=cm1,reportingComponent=ctl,type=Warning", "events.k8s.io", "events")
+              ->matches(ev2));
+}
+
+TEST_CASE("field labels are per resource, with the real 400 message") {
+    auto on_cm = field_selector::parse("involvedObject.name=x", "", "configmaps");
+    REQUIRE_FALSE(on_cm.has_value());
+    CHECK(on_cm.error().http_code() == 400);
+    REQUIRE(on_cm.error().api_status());
+    CHECK(on_cm.error().api_status()->message == "field label not supported: involvedObject.name");
+    auto node = field_selector::parse("spec.nodeName=n1", "", "events");
+    REQUIRE_FALSE(node.has_value());
+    CHECK(node.error().api_status()->message == "field label not supported: spec.nodeName");
+    auto secret = boost::json::parse(R"({"metadata":{"name":"s"},"type":"Opaque"})").as_object();
+    CHECK(field_selector::parse("type=Opaque", "", "secrets")->matches(secret));
+    auto ns = boost::json::parse(R"({"metadata":{"name":"n"},"status":{"phase":"Active"}})").as_object();
+    CHECK(field_selector::parse("status.phase=Active", "", "namespaces")->matches(ns));
+    CHECK_FALSE(field_selector::parse("status.phase=Active", "apps", "deployments").has_value());
+}

@@ -203,3 +203,29 @@ TEST_CASE("deleting a CRD deletes its objects and stops serving the kind") {
     REQUIRE(s.create(ctx_at(), resources::customresourcedefinitions(), "", crd()));
     CHECK(s.count(widgets) == 0);
 }
+
+TEST_CASE("status subresource: unknown fields under status are pruned, status is validated") {
+    object_store s;
+    REQUIRE(s.create(ctx_at(), resources::customresourcedefinitions(), "", crd(true)));
+    auto w = s.create(ctx_at(), widgets, "default", widget("w", 3));
+    REQUIRE(w);
+    auto st = *w;
+    st["status"] = obj(R"({"ready":true,"status":"unknown","nested":{"x":1}})");
+    auto r = s.update(ctx_at(), widgets, "default", "w", st, subresource::status);
+    REQUIRE(r);
+    CHECK(find_path(*r, {"status", "ready"})->as_bool());
+    CHECK(find_path(*r, {"status", "status"}) == nullptr);
+    CHECK(find_path(*r, {"status", "nested"}) == nullptr);
+    // A merge patch on /status goes through the same pruning.
+    auto p = s.patch(ctx_at(), widgets, "default", "w", patch_type::merge, R"({"status":{"status":"again"}})",
+                     subresource::status);
+    REQUIRE(p);
+    CHECK(find_path(*p, {"status", "status"}) == nullptr);
+    // A wrong type under status is 422 with the field's path.
+    auto bad = *r;
+    bad["status"] = obj(R"({"ready":"yes"})");
+    auto b = s.update(ctx_at(), widgets, "default", "w", bad, subresource::status);
+    REQUIRE_FALSE(b);
+    CHECK(is_invalid(b.error()));
+    CHECK(b.error().api_status()->message.find("status.ready") != std::string::npos);
+}

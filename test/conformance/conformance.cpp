@@ -1,0 +1,995 @@
+// kcoro-conformance: scenarios that check the API semantics of issue 3
+// through the kcoro client, against any server reachable with a kubeconfig
+// (kcoro-apiserver in CI, a real cluster by hand; see docs/apiserver.md).
+//
+//   kcoro-conformance [--kubeconfig PATH] [--context NAME] [--run SUBSTRING]
+//                     [--bookmark-wait SECONDS] [--gc-wait SECONDS] [--list]
+//
+// Without --kubeconfig the usual order applies (KUBECONFIG, ~/.kube/config).
+// Each scenario runs in its own fresh namespace (conf-<scenario>-<suffix>),
+// which it deletes at the end; the scenarios needing a custom resource share
+// one CRD (widgets.conformance.kcoro.dev), created when missing and deleted at
+// the end when this run created it. Output: one `PASS name`, `FAIL name:
+// why` or `SKIP name: why` line per scenario and a summary; exit status 1
+// when a scenario failed, 2 on a usage or configuration error.
+//
+// Waiting: a real server's garbage collector and CRD establishment are
+// asynchronous, so the scenarios poll with a bound (--gc-wait, default 30 s);
+// against kcoro-apiserver they finish in milliseconds.
+#include <kcoro/client/client.hpp>
+#include <kcoro/client/config.hpp>
+#include <kcoro/core/api_request.hpp>
+#include <kcoro/core/object.hpp>
+#include <kcoro/io/clock.hpp>
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
+
+#include <charconv>
+#include <chrono>
+#include <exception>
+#include <functional>
+#include <iostream>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace asio = boost::asio;
+namespace json = boost::json;
+using namespace std::chrono_literals;
+using kcoro::object_key;
+using kcoro::object_ptr;
+
+namespace {
+
+struct failure : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+struct skipped : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+#define CONF_STR2(x) #x
+#define CONF_STR(x) CONF_STR2(x)
+#define EXPECT(cond, what)                                                                    \
+    do {                                                                                      \
+        if (!(cond)) {                                                                        \
+            throw failure(std::string(what) + " [" #cond ", line " CONF_STR(__LINE__) "]"); \
+        }                                                                                     \
+    } while (0)
+
+// `what` is a string_view so that `must(co_await f(...), "what")` holds no
+// non-trivial temporary across the suspension (g++ 12, TOOLCHAIN.md).
+template <class T>
+T must(kcoro::result<T> r, std::string_view what) {
+    if (!r) {
+        throw failure(std::string(what) + ": " + r.error().message());
+    }
+    return std::move(*r);
+}
+
+/// The error of `r`, which must have failed with `code` and (when given) a
+/// Status message containing `text`.
+template <class T>
+kcoro::error must_fail(const kcoro::result<T>& r, kcoro::api_errc code, std::string_view text,
+                       const std::string& what) {
+    if (r) {
+        throw failure(what + ": succeeded, expected " + kcoro::make_error_code(code).message());
+    }
+    const auto& e = r.error();
+    if (e.code() != kcoro::make_error_code(code)) {
+        throw failure(what + ": expected " + kcoro::make_error_code(code).message() + ", got " + e.message() +
+                      " (HTTP " + std::to_string(e.http_code()) + ")");
+    }
+    if (!text.empty()) {
+        const auto* s = e.api_status();
+        if (s == nullptr || s->message.find(text) == std::string::npos) {
+            throw failure(what + ": message " + (s ? "\"" + s->message + "\"" : std::string("(no Status)")) +
+                          " lacks \"" + std::string(text) + "\"");
+        }
+    }
+    return e;
+}
+
+std::uint64_t rv_number(std::string_view rv) {
+    std::uint64_t n = 0;
+    auto [p, ec] = std::from_chars(rv.data(), rv.data() + rv.size(), n);
+    if (ec != std::errc{} || p != rv.data() + rv.size()) {
+        throw failure("resourceVersion \"" + std::string(rv) + "\" is not a number");
+    }
+    return n;
+}
+
+std::string str(const json::value* v) {
+    return v && v->is_string() ? std::string(v->get_string()) : std::string{};
+}
+std::string data_of(const json::object& o, std::string_view key) {
+    auto p = kcoro::find_path(o, {"data", key});
+    return str(p);
+}
+
+struct options {
+    std::string kubeconfig;
+    std::string context;
+    std::string run;  // substring filter
+    int bookmark_wait = 10;
+    int gc_wait = 30;
+    bool list = false;
+};
+
+const kcoro::group_version_resource widgets_gvr{"conformance.kcoro.dev", "v1", "widgets"};
+constexpr std::string_view widgets_crd_name = "widgets.conformance.kcoro.dev";
+
+json::object widgets_crd() {
+    return json::parse(R"({
+      "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+      "metadata": {"name": "widgets.conformance.kcoro.dev"},
+      "spec": {"group": "conformance.kcoro.dev", "scope": "Namespaced",
+        "names": {"kind": "Widget", "listKind": "WidgetList", "plural": "widgets", "singular": "widget"},
+        "versions": [{"name": "v1", "served": true, "storage": true, "subresources": {"status": {}},
+          "schema": {"openAPIV3Schema": {"type": "object", "properties": {
+            "spec": {"type": "object", "properties": {"size": {"type": "integer"}, "color": {"type": "string"}}},
+            "status": {"type": "object", "properties": {"ready": {"type": "boolean"}, "observed": {"type": "integer"}}}}}}}]}})")
+        .as_object();
+}
+
+/// What one scenario works with.
+struct ctx {
+    kcoro::client::client& c;
+    const options& opt;
+    std::string ns;
+    bool kcoro_server = false;  // the server has kcoro-apiserver's fault endpoint
+    kcoro::group_version_resource cms = kcoro::resources::configmaps();
+    kcoro::group_version_resource svcs = kcoro::resources::services();
+
+    asio::awaitable<void> sleep(std::chrono::milliseconds d) {
+        asio::steady_timer t(co_await asio::this_coro::executor, d);
+        co_await t.async_wait(asio::use_awaitable);
+    }
+
+    json::object configmap(std::string_view name, std::string_view value) const {
+        json::object o{{"apiVersion", "v1"}, {"kind", "ConfigMap"}};
+        kcoro::set_name(o, name);
+        kcoro::set_namespace(o, ns);
+        o["data"] = json::object{{"value", value}};
+        return o;
+    }
+    json::object widget(std::string_view name, std::int64_t size) const {
+        json::object o{{"apiVersion", "conformance.kcoro.dev/v1"}, {"kind", "Widget"}};
+        kcoro::set_name(o, name);
+        kcoro::set_namespace(o, ns);
+        o["spec"] = json::object{{"size", size}, {"color", "blue"}};
+        return o;
+    }
+    object_key key(std::string_view name) const { return object_key{ns, std::string(name)}; }
+
+    asio::awaitable<object_ptr> create(const kcoro::group_version_resource& gvr, const json::object& o) {
+        const kcoro::create_options co{};
+        auto r = co_await c.create(gvr, ns, o, co);
+        if (!r) {
+            throw failure("create " + std::string(kcoro::name_of(o)) + ": " + r.error().message());
+        }
+        co_return std::move(*r);
+    }
+    asio::awaitable<object_ptr> create_cm(std::string_view name, std::string_view value) {
+        const json::object o = configmap(name, value);
+        auto r = co_await create(cms, o);
+        co_return r;
+    }
+    asio::awaitable<object_ptr> create_widget(std::string_view name, std::int64_t size) {
+        const json::object o = widget(name, size);
+        auto r = co_await create(widgets_gvr, o);
+        co_return r;
+    }
+    asio::awaitable<kcoro::result<object_ptr>> get(const kcoro::group_version_resource& gvr, std::string_view name) {
+        const kcoro::get_options go{};
+        const object_key k = key(name);
+        auto r = co_await c.get(gvr, k, go);
+        co_return r;
+    }
+    asio::awaitable<object_ptr> must_get(const kcoro::group_version_resource& gvr, std::string_view name) {
+        auto r = co_await get(gvr, name);
+        if (!r) {
+            throw failure("get " + std::string(name) + ": " + r.error().message());
+        }
+        co_return std::move(*r);
+    }
+    asio::awaitable<kcoro::result<object_ptr>> update(const kcoro::group_version_resource& gvr, const json::object& o) {
+        const kcoro::update_options uo{};
+        auto r = co_await c.update(gvr, o, uo);
+        co_return r;
+    }
+    asio::awaitable<kcoro::result<object_ptr>> patch(const kcoro::group_version_resource& gvr, std::string_view name,
+                                                      std::string_view body, kcoro::patch_options po) {
+        const object_key k = key(name);
+        std::string b(body);
+        auto r = co_await c.patch(gvr, k, std::move(b), po);
+        co_return r;
+    }
+    asio::awaitable<kcoro::result<object_ptr>> remove(const kcoro::group_version_resource& gvr, std::string_view name,
+                                                       kcoro::delete_options d) {
+        const object_key k = key(name);
+        auto r = co_await c.remove(gvr, k, d);
+        co_return r;
+    }
+    /// Polls until get(name) is 404, at most --gc-wait seconds.
+    asio::awaitable<bool> wait_gone(const kcoro::group_version_resource& gvr, std::string_view name) {
+        auto end = std::chrono::steady_clock::now() + std::chrono::seconds(opt.gc_wait);
+        while (std::chrono::steady_clock::now() < end) {
+            auto r = co_await get(gvr, name);
+            if (!r && kcoro::is_not_found(r.error())) {
+                co_return true;
+            }
+            co_await sleep(50ms);
+        }
+        co_return false;
+    }
+};
+
+using scenario_fn = std::function<asio::awaitable<void>(ctx&)>;
+
+struct scenario {
+    std::string name;
+    bool needs_crd = false;
+    scenario_fn run;
+};
+
+// ---------------------------------------------------------------------------
+// Scenarios
+
+asio::awaitable<void> resource_version(ctx& x) {
+    auto a = co_await x.create_cm("rv", "one");
+    EXPECT(!kcoro::resource_version_of(*a).empty(), "create returns the object with a resourceVersion");
+    EXPECT(!kcoro::uid_of(*a).empty() && !kcoro::creation_timestamp_of(*a).empty(), "uid and creationTimestamp set");
+    auto v1 = rv_number(kcoro::resource_version_of(*a));
+    json::object o = *a;
+    o["data"] = json::object{{"value", "two"}};
+    auto b = must(co_await x.update(x.cms, o), "update");
+    auto v2 = rv_number(kcoro::resource_version_of(*b));
+    EXPECT(v2 > v1, "update returns a greater resourceVersion");
+    EXPECT(data_of(*b, "value") == "two", "update returns the new object");
+    kcoro::patch_options po{};
+    auto c = must(co_await x.patch(x.cms, "rv", R"({"data":{"value":"three"}})", po), "patch");
+    auto v3 = rv_number(kcoro::resource_version_of(*c));
+    EXPECT(v3 > v2, "patch returns a greater resourceVersion");
+    // Another object's write advances the same global revision.
+    auto d = co_await x.create_cm("rv2", "x");
+    EXPECT(rv_number(kcoro::resource_version_of(*d)) > v3, "a write to another object takes a greater revision");
+    const kcoro::list_options lo{};
+    auto l = must(co_await x.c.list(x.cms, x.ns, lo), "list");
+    EXPECT(rv_number(l.resource_version) >= rv_number(kcoro::resource_version_of(*d)),
+           "list's resourceVersion is at least the last write's");
+    // A write that changes nothing commits nothing.
+    json::object same = *c;
+    auto e = must(co_await x.update(x.cms, same), "no-op update");
+    EXPECT(kcoro::resource_version_of(*e) == kcoro::resource_version_of(*c), "a no-op update keeps the resourceVersion");
+}
+
+asio::awaitable<void> generation(ctx& x) {
+    auto w = co_await x.create_widget("g", 1);
+    EXPECT(kcoro::generation_of(*w) == 1, "generation starts at 1");
+    json::object o = *w;
+    o["spec"].as_object()["size"] = 2;
+    w = must(co_await x.update(widgets_gvr, o), "spec update");
+    EXPECT(kcoro::generation_of(*w) == 2, "a spec change bumps generation");
+    o = *w;
+    kcoro::set_label(o, "touched", "yes");
+    kcoro::set_annotation(o, "note", "metadata only");
+    w = must(co_await x.update(widgets_gvr, o), "metadata update");
+    EXPECT(kcoro::generation_of(*w) == 2, "a metadata-only change keeps generation");
+    o = *w;
+    o["status"] = json::object{{"ready", true}, {"observed", 2}};
+    const kcoro::update_options so{.subresource = "status"};
+    auto s = must(co_await x.c.update_status(widgets_gvr, o, so), "status update");
+    EXPECT(kcoro::generation_of(*s) == 2, "a status change keeps generation");
+    EXPECT(kcoro::find_path(*s, {"status", "ready"}) && kcoro::find_path(*s, {"status", "ready"})->as_bool(),
+           "status written");
+    // A finalizer then delete: setting deletionTimestamp bumps generation.
+    o = *s;
+    kcoro::add_finalizer(o, "conformance.kcoro.dev/hold");
+    s = must(co_await x.update(widgets_gvr, o), "add finalizer");
+    EXPECT(kcoro::generation_of(*s) == 2, "adding a finalizer keeps generation");
+    const kcoro::delete_options none{};
+    must(co_await x.remove(widgets_gvr, "g", none), "delete");
+    auto held = co_await x.must_get(widgets_gvr, "g");
+    EXPECT(kcoro::is_being_deleted(*held), "deletionTimestamp set");
+    EXPECT(kcoro::generation_of(*held) == 3, "setting deletionTimestamp bumps generation");
+    o = *held;
+    kcoro::remove_finalizer(o, "conformance.kcoro.dev/hold");
+    must(co_await x.update(widgets_gvr, o), "remove finalizer");
+    EXPECT(co_await x.wait_gone(widgets_gvr, "g"), "object gone after its last finalizer");
+}
+
+// Reference 002, experiment 1: a write based on a stale read gets 409 and the
+// newer value stays.
+asio::awaitable<void> stale_write_conflict(ctx& x) {
+    auto one = co_await x.create_cm("desired", "one");
+    json::object cached = *one;  // the saved snapshot
+    json::object fresh = *one;
+    fresh["data"] = json::object{{"value", "two"}};
+    must(co_await x.update(x.cms, fresh), "update to two");
+    cached["data"] = json::object{{"value", "stale-write"}};
+    auto r = co_await x.update(x.cms, cached);
+    must_fail(r, kcoro::api_errc::conflict,
+              "Operation cannot be fulfilled on configmaps \"desired\": the object has been modified; please apply "
+              "your changes to the latest version and try again",
+              "stale update");
+    EXPECT(r.error().api_status()->reason == "Conflict", "reason Conflict");
+    auto now = co_await x.must_get(x.cms, "desired");
+    EXPECT(data_of(*now, "value") == "two", "the newer value stays");
+    // A patch carrying the stale resourceVersion is refused the same way.
+    kcoro::patch_options po{};
+    std::string p = R"({"metadata":{"resourceVersion":")" + std::string(kcoro::resource_version_of(*one)) +
+                    R"("},"data":{"value":"stale-patch"}})";
+    auto rp = co_await x.patch(x.cms, "desired", p, po);
+    must_fail(rp, kcoro::api_errc::conflict, "the object has been modified", "stale patch");
+    // Delete with a stale resourceVersion precondition.
+    kcoro::delete_options dopt{};
+    dopt.preconditions = kcoro::delete_preconditions{.uid = "", .resource_version = std::string(kcoro::resource_version_of(*one))};
+    auto rd = co_await x.remove(x.cms, "desired", dopt);
+    must_fail(rd, kcoro::api_errc::conflict, "Precondition failed", "delete with a stale precondition");
+}
+
+// Reference 002, experiment 2: a side effect named after the owner's UID,
+// created by three passes (the first one "crashes" before recording), is one
+// object holding the latest desired value.
+asio::awaitable<void> uid_named_side_effect(ctx& x) {
+    auto d = co_await x.create_cm("desired", "one");
+    json::object o = *d;
+    o["data"] = json::object{{"value", "two"}};
+    must(co_await x.update(x.cms, o), "update to two");
+    for (int pass = 1; pass <= 3; ++pass) {
+        auto desired = co_await x.must_get(x.cms, "desired");  // read the latest, not an event's copy
+        std::string effect = "effect-" + std::string(kcoro::uid_of(*desired));
+        std::string want = data_of(*desired, "value");
+        const kcoro::create_options co{};
+        json::object eff = x.configmap(effect, want);
+        auto created = co_await x.c.create(x.cms, x.ns, eff, co);
+        if (!created) {
+            EXPECT(kcoro::is_already_exists(created.error()), "pass " + std::to_string(pass) + ": create fails only with AlreadyExists, got " + created.error().message());
+            EXPECT(pass > 1, "the first pass creates the effect");
+            auto cur = co_await x.must_get(x.cms, effect);
+            if (data_of(*cur, "value") != want) {
+                json::object fix = *cur;
+                fix["data"] = json::object{{"value", want}};
+                must(co_await x.update(x.cms, fix), "adjust effect");
+            }
+        } else {
+            EXPECT(pass == 1, "only the first pass creates");
+        }
+        if (pass == 1) {
+            continue;  // crash before recording the acknowledgement
+        }
+        kcoro::patch_options po{};
+        must(co_await x.patch(x.cms, "desired", R"({"metadata":{"annotations":{"conformance.kcoro.dev/effect":"recorded"}}})", po),
+             "record");
+    }
+    const kcoro::list_options lo{};
+    auto l = must(co_await x.c.list(x.cms, x.ns, lo), "list");
+    int effects = 0;
+    for (const auto& item : l.items) {
+        if (kcoro::name_of(*item).starts_with("effect-")) {
+            ++effects;
+            EXPECT(data_of(*item, "value") == "two", "the effect holds the latest desired value");
+        }
+    }
+    EXPECT(effects == 1, "exactly one effect after three passes, found " + std::to_string(effects));
+}
+
+asio::awaitable<void> already_exists(ctx& x) {
+    co_await x.create_cm("dup", "a");
+    const kcoro::create_options co{};
+    json::object again = x.configmap("dup", "b");
+    auto r = co_await x.c.create(x.cms, x.ns, again, co);
+    auto e = must_fail(r, kcoro::api_errc::already_exists, "configmaps \"dup\" already exists", "second create");
+    EXPECT(e.api_status()->reason == "AlreadyExists" && e.api_status()->code == 409, "409 AlreadyExists");
+    auto cur = co_await x.must_get(x.cms, "dup");
+    EXPECT(data_of(*cur, "value") == "a", "the first object stays");
+}
+
+asio::awaitable<void> missing_namespace(ctx& x) {
+    const kcoro::create_options co{};
+    std::string missing = x.ns + "-absent";
+    json::object o = x.configmap("cm", "a");
+    kcoro::set_namespace(o, missing);
+    auto r = co_await x.c.create(x.cms, missing, o, co);
+    auto e = must_fail(r, kcoro::api_errc::not_found, "namespaces \"" + missing + "\" not found", "create in a missing namespace");
+    EXPECT(e.http_code() == 404, "404");
+}
+
+asio::awaitable<void> finalizers(ctx& x) {
+    json::object o = x.configmap("fin", "a");
+    kcoro::add_finalizer(o, "conformance.kcoro.dev/one");
+    co_await x.create(x.cms, o);
+    const kcoro::delete_options none{};
+    auto del = must(co_await x.remove(x.cms, "fin", none), "delete");
+    EXPECT(kcoro::is_being_deleted(*del), "delete answers the object with deletionTimestamp");
+    auto held = co_await x.must_get(x.cms, "fin");
+    EXPECT(kcoro::is_being_deleted(*held), "the object stays while a finalizer is present");
+    EXPECT(kcoro::find_path(*held, {"metadata", "deletionGracePeriodSeconds"}) != nullptr, "deletionGracePeriodSeconds set");
+    json::object more = *held;
+    kcoro::add_finalizer(more, "conformance.kcoro.dev/two");
+    auto r = co_await x.update(x.cms, more);
+    must_fail(r, kcoro::api_errc::invalid, "no new finalizers can be added if the object is being deleted", "add a finalizer while deleting");
+    // Other changes are still allowed while deleting.
+    json::object edit = *held;
+    edit["data"] = json::object{{"value", "b"}};
+    auto edited = must(co_await x.update(x.cms, edit), "update while deleting");
+    json::object last = *edited;
+    kcoro::remove_finalizer(last, "conformance.kcoro.dev/one");
+    must(co_await x.update(x.cms, last), "remove the last finalizer");
+    EXPECT(co_await x.wait_gone(x.cms, "fin"), "gone after the last finalizer");
+}
+
+/// An owner ConfigMap with `n` dependents dep-<i> (ownerReferences by uid).
+asio::awaitable<object_ptr> owner_with_dependents(ctx& x, std::string_view owner, int n, bool block) {
+    auto o = co_await x.create_cm(owner, "owner");
+    for (int i = 0; i < n; ++i) {
+        json::object d = x.configmap(std::string(owner) + "-dep" + std::to_string(i), "dep");
+        json::object ref{{"apiVersion", "v1"}, {"kind", "ConfigMap"}, {"name", kcoro::name_of(*o)},
+                         {"uid", kcoro::uid_of(*o)}};
+        if (block) {
+            ref["blockOwnerDeletion"] = true;
+        }
+        kcoro::mutable_metadata(d)["ownerReferences"] = json::array{ref};
+        co_await x.create(x.cms, d);
+    }
+    co_return o;
+}
+
+asio::awaitable<void> propagation_background(ctx& x) {
+    co_await owner_with_dependents(x, "bg", 2, false);
+    kcoro::delete_options d{.propagation_policy = kcoro::deletion_propagation::background};
+    must(co_await x.remove(x.cms, "bg", d), "delete (Background)");
+    auto gone = co_await x.get(x.cms, "bg");
+    EXPECT(!gone && kcoro::is_not_found(gone.error()), "the owner is gone at once");
+    EXPECT(co_await x.wait_gone(x.cms, "bg-dep0"), "dependent 0 collected");
+    EXPECT(co_await x.wait_gone(x.cms, "bg-dep1"), "dependent 1 collected");
+}
+
+asio::awaitable<void> propagation_foreground(ctx& x) {
+    co_await owner_with_dependents(x, "fg", 2, true);
+    kcoro::delete_options d{.propagation_policy = kcoro::deletion_propagation::foreground};
+    auto r = must(co_await x.remove(x.cms, "fg", d), "delete (Foreground)");
+    // The owner waits with the foregroundDeletion finalizer (unless the GC
+    // was already done: then it is gone).
+    auto now = co_await x.get(x.cms, "fg");
+    if (now) {
+        EXPECT(kcoro::is_being_deleted(**now), "owner has a deletionTimestamp");
+        EXPECT(kcoro::has_finalizer(**now, "foregroundDeletion"), "owner carries foregroundDeletion");
+    }
+    EXPECT(kcoro::has_finalizer(*r, "foregroundDeletion"), "the delete answer carries foregroundDeletion");
+    EXPECT(co_await x.wait_gone(x.cms, "fg-dep0"), "dependent 0 collected");
+    EXPECT(co_await x.wait_gone(x.cms, "fg-dep1"), "dependent 1 collected");
+    EXPECT(co_await x.wait_gone(x.cms, "fg"), "owner gone after its dependents");
+}
+
+asio::awaitable<void> propagation_orphan(ctx& x) {
+    co_await owner_with_dependents(x, "or", 2, false);
+    kcoro::delete_options d{.propagation_policy = kcoro::deletion_propagation::orphan};
+    must(co_await x.remove(x.cms, "or", d), "delete (Orphan)");
+    EXPECT(co_await x.wait_gone(x.cms, "or"), "owner gone once orphaning is done");
+    for (std::string dep : {"or-dep0", "or-dep1"}) {
+        auto obj = co_await x.get(x.cms, dep);
+        EXPECT(obj.has_value(), dep + " kept");
+        EXPECT(kcoro::owner_references_of(**obj).empty(), dep + " lost its owner reference");
+    }
+}
+
+asio::awaitable<void> gc_missing_owner(ctx& x) {
+    // An owner reference to an object that never existed is collected.
+    json::object d = x.configmap("orphaned", "x");
+    json::object ref{{"apiVersion", "v1"}, {"kind", "ConfigMap"}, {"name", "never-existed"},
+                     {"uid", "00000000-0000-4000-8000-00000000c0f0"}};
+    kcoro::mutable_metadata(d)["ownerReferences"] = json::array{ref};
+    co_await x.create(x.cms, d);
+    EXPECT(co_await x.wait_gone(x.cms, "orphaned"), "a dependent of a never-existing owner is collected");
+}
+
+asio::awaitable<void> status_subresource(ctx& x) {
+    auto w = co_await x.create_widget("s", 1);
+    EXPECT(kcoro::find_path(*w, {"status"}) == nullptr, "status dropped on create");
+    json::object o = *w;
+    o["status"] = json::object{{"ready", true}};
+    o["spec"].as_object()["size"] = 5;
+    auto main = must(co_await x.update(widgets_gvr, o), "main update with status");
+    EXPECT(kcoro::find_path(*main, {"status", "ready"}) == nullptr, "the main endpoint ignores status");
+    EXPECT(kcoro::find_path(*main, {"spec", "size"})->to_number<int>() == 5, "the main endpoint changes spec");
+    o = *main;
+    o["status"] = json::object{{"ready", true}};
+    o["spec"].as_object()["size"] = 9;
+    kcoro::set_label(o, "ignored", "yes");
+    const kcoro::update_options so{.subresource = "status"};
+    auto st = must(co_await x.c.update_status(widgets_gvr, o, so), "status update");
+    EXPECT(kcoro::find_path(*st, {"status", "ready"}) && kcoro::find_path(*st, {"status", "ready"})->as_bool(),
+           "/status changes status");
+    EXPECT(kcoro::find_path(*st, {"spec", "size"})->to_number<int>() == 5, "/status ignores spec");
+    EXPECT(!kcoro::label_of(*st, "ignored"), "/status ignores labels");
+    kcoro::patch_options po{};
+    po.subresource = "status";
+    auto ps = must(co_await x.patch(widgets_gvr, "s", R"({"spec":{"size":7},"status":{"observed":3}})", po), "status patch");
+    EXPECT(kcoro::find_path(*ps, {"status", "observed"})->to_number<int>() == 3, "status patch changes status");
+    EXPECT(kcoro::find_path(*ps, {"spec", "size"})->to_number<int>() == 5, "status patch ignores spec");
+}
+
+asio::awaitable<void> patches(ctx& x) {
+    co_await x.create_cm("p", "a");
+    kcoro::patch_options merge{};
+    auto m = must(co_await x.patch(x.cms, "p", R"({"data":{"value":null,"other":"b"}})", merge), "merge patch");
+    EXPECT(data_of(*m, "value").empty() && data_of(*m, "other") == "b", "merge patch: null removes, members merge");
+
+    kcoro::patch_options jp{.type = kcoro::patch_type::json};
+    auto j = must(co_await x.patch(x.cms, "p", R"([{"op":"test","path":"/data/other","value":"b"},{"op":"add","path":"/data/third","value":"c"}])", jp), "json patch");
+    EXPECT(data_of(*j, "third") == "c", "json patch applied");
+    auto jt = co_await x.patch(x.cms, "p", R"([{"op":"test","path":"/data/other","value":"zzz"},{"op":"add","path":"/data/fourth","value":"d"}])", jp);
+    auto e = must_fail(jt, kcoro::api_errc::invalid, "", "json patch with a failing test");
+    EXPECT(e.http_code() == 422, "a failing test is 422");
+    auto after = co_await x.must_get(x.cms, "p");
+    EXPECT(data_of(*after, "fourth").empty(), "a failing test applies nothing");
+
+    // Strategic merge on a Service: ports merge by port number.
+    json::object svc = json::parse(R"({"apiVersion":"v1","kind":"Service","metadata":{"name":"svc"},
+        "spec":{"selector":{"app":"x"},"ports":[{"name":"http","port":80},{"name":"https","port":443}]}})").as_object();
+    kcoro::set_namespace(svc, x.ns);
+    co_await x.create(x.svcs, svc);
+    kcoro::patch_options sp{.type = kcoro::patch_type::strategic_merge};
+    auto s = must(co_await x.patch(x.svcs, "svc", R"({"spec":{"ports":[{"name":"http","port":80,"targetPort":8080}]}})", sp), "strategic patch");
+    const auto* ports = kcoro::find_path(*s, {"spec", "ports"});
+    EXPECT(ports && ports->as_array().size() == 2, "strategic merge kept the other port");
+    bool found = false;
+    for (const auto& p : ports->as_array()) {
+        if (p.as_object().at("port").to_number<int>() == 80) {
+            found = p.as_object().at("targetPort").to_number<int>() == 8080;
+        }
+    }
+    EXPECT(found, "strategic merge changed port 80's targetPort");
+
+    // Server-side apply: ownership, conflict naming the field, force.
+    json::object applied = x.configmap("ssa", "a");
+    const std::string manager_a = "manager-a";
+    const std::string manager_b = "manager-b";
+    auto a1 = must(co_await x.c.apply(x.cms, applied, manager_a, false), "apply by manager-a");
+    EXPECT(kcoro::managed_fields_of(*a1) != nullptr, "managedFields tracked");
+    json::object other = x.configmap("ssa", "b");
+    auto a2 = co_await x.c.apply(x.cms, other, manager_b, false);
+    auto ce = must_fail(a2, kcoro::api_errc::conflict, "conflict with \"manager-a\"", "conflicting apply");
+    EXPECT(ce.api_status()->message.find(".data.value") != std::string::npos, "the conflict names .data.value: " + ce.api_status()->message);
+    auto a3 = must(co_await x.c.apply(x.cms, other, manager_b, true), "forced apply");
+    EXPECT(data_of(*a3, "value") == "b", "force takes the field");
+    bool b_owns = false;
+    for (const auto& mf : kcoro::managed_fields_of(*a3)->as_array()) {
+        if (str(mf.as_object().if_contains("manager")) == "manager-b") {
+            b_owns = true;
+        }
+    }
+    EXPECT(b_owns, "manager-b in managedFields");
+}
+
+asio::awaitable<void> list_paging_selectors(ctx& x) {
+    for (int i = 0; i < 5; ++i) {
+        json::object o = x.configmap("item" + std::to_string(i), std::to_string(i));
+        kcoro::set_label(o, "tier", i % 2 == 0 ? "a" : "b");
+        if (i == 4) {
+            kcoro::set_label(o, "special", "yes");
+        }
+        co_await x.create(x.cms, o);
+    }
+    kcoro::list_options lo{.limit = 2};
+    std::vector<std::string> names;
+    std::string first_rv;
+    int pages = 0;
+    for (;;) {
+        auto page = must(co_await x.c.list(x.cms, x.ns, lo), "list page");
+        ++pages;
+        EXPECT(page.items.size() <= 2, "limit respected");
+        if (first_rv.empty()) {
+            first_rv = page.resource_version;
+        }
+        for (const auto& i : page.items) {
+            names.emplace_back(kcoro::name_of(*i));
+        }
+        if (page.continue_token.empty()) {
+            break;
+        }
+        EXPECT(pages < 10, "paging ends");
+        lo.continue_token = page.continue_token;
+        if (pages == 1) {
+            // A write between pages does not show up: pages are one snapshot.
+            co_await x.create_cm("item9", "late");
+        }
+    }
+    EXPECT(pages == 3, "5 items in pages of 2 are 3 pages, got " + std::to_string(pages));
+    EXPECT(names.size() == 5, "all 5 items, once each (snapshot), got " + std::to_string(names.size()));
+    kcoro::list_options sel{.label_selector = "tier in (a),!special"};
+    auto l = must(co_await x.c.list(x.cms, x.ns, sel), "label selector");
+    EXPECT(l.items.size() == 2, "tier in (a),!special matches 2, got " + std::to_string(l.items.size()));
+    kcoro::list_options ne{.label_selector = "tier!=a"};
+    l = must(co_await x.c.list(x.cms, x.ns, ne), "label selector !=");
+    EXPECT(l.items.size() == 3, "tier!=a matches 2 + the unlabelled item9, got " + std::to_string(l.items.size()));
+    kcoro::list_options fs{.field_selector = "metadata.name=item3"};
+    l = must(co_await x.c.list(x.cms, x.ns, fs), "field selector");
+    EXPECT(l.items.size() == 1 && kcoro::name_of(*l.items[0]) == "item3", "metadata.name=item3");
+    kcoro::list_options fsn{.field_selector = "metadata.namespace=" + x.ns + ",metadata.name!=item3"};
+    l = must(co_await x.c.list(x.cms, "", fsn), "field selector across namespaces");
+    EXPECT(l.items.size() == 5, "metadata.namespace=ns,metadata.name!=item3 matches 5, got " + std::to_string(l.items.size()));
+    kcoro::list_options bad{.field_selector = "spec.nothing=x"};
+    auto rb = co_await x.c.list(x.cms, x.ns, bad);
+    must_fail(rb, kcoro::api_errc::bad_request, "field label not supported", "unsupported field selector");
+}
+
+asio::awaitable<void> watch_from_rv(ctx& x) {
+    auto a = co_await x.create_cm("w", "0");
+    std::string from = std::string(kcoro::resource_version_of(*a));
+    json::object o = *a;
+    o["data"] = json::object{{"value", "1"}};
+    auto b = must(co_await x.update(x.cms, o), "update 1");
+    o = *b;
+    o["data"] = json::object{{"value", "2"}};
+    auto c = must(co_await x.update(x.cms, o), "update 2");
+    co_await x.create_cm("other", "x");
+    const kcoro::delete_options none{};
+    must(co_await x.remove(x.cms, "w", none), "delete");
+    kcoro::watch_options wo{.field_selector = "metadata.name=w", .resource_version = from, .allow_watch_bookmarks = false,
+                            .timeout_seconds = 5};
+    auto ws = must(co_await x.c.watch(x.cms, x.ns, wo), "watch");
+    std::vector<kcoro::watch_event> evs;
+    while (evs.size() < 3) {
+        auto ev = must(co_await ws.next(), "next event");
+        if (!ev) {
+            break;
+        }
+        evs.push_back(std::move(*ev));
+    }
+    ws.close();
+    EXPECT(evs.size() == 3, "three events after the create, got " + std::to_string(evs.size()));
+    EXPECT(evs[0].type == kcoro::watch_event_type::modified && data_of(*evs[0].object, "value") == "1", "MODIFIED 1 first");
+    EXPECT(evs[1].type == kcoro::watch_event_type::modified && data_of(*evs[1].object, "value") == "2", "MODIFIED 2 next");
+    EXPECT(evs[2].type == kcoro::watch_event_type::deleted, "DELETED last");
+    EXPECT(data_of(*evs[2].object, "value") == "2", "DELETED carries the final object");
+    EXPECT(rv_number(evs[0].resource_version) == rv_number(kcoro::resource_version_of(*b)), "event 1 at the update's revision");
+    EXPECT(rv_number(evs[1].resource_version) == rv_number(kcoro::resource_version_of(*c)), "event 2 at the update's revision");
+    EXPECT(rv_number(evs[2].resource_version) > rv_number(evs[1].resource_version), "DELETED at a later revision");
+}
+
+asio::awaitable<void> watch_initial_events(ctx& x) {
+    co_await x.create_cm("i1", "a");
+    co_await x.create_cm("i2", "b");
+    // resourceVersion "" without sendInitialEvents: the state first as ADDED.
+    kcoro::watch_options wo{.allow_watch_bookmarks = false, .timeout_seconds = 5};
+    auto ws = must(co_await x.c.watch(x.cms, x.ns, wo), "watch");
+    std::vector<std::string> added;
+    while (added.size() < 2) {
+        auto ev = must(co_await ws.next(), "next");
+        if (!ev) {
+            break;
+        }
+        EXPECT(ev->type == kcoro::watch_event_type::added, "initial events are ADDED");
+        added.emplace_back(kcoro::name_of(*ev->object));
+    }
+    ws.close();
+    EXPECT(added.size() == 2, "both objects sent first");
+}
+
+asio::awaitable<void> watch_too_old(ctx& x) {
+    if (!x.kcoro_server) {
+        throw skipped("needs a compaction hook (kcoro-apiserver's /kcoro/faults); a real server compacts on its own schedule");
+    }
+    auto a = co_await x.create_cm("old", "a");
+    co_await x.create_cm("mid", "b");  // compaction at a later revision than the watch's
+    kcoro::api_request req;
+    req.method = kcoro::http_method::post;
+    req.target = "/kcoro/faults";
+    req.body = R"({"action":"compact"})";
+    req.content_type = "application/json";
+    req.verb = "POST";
+    must(co_await x.c.send(req), "compact");
+    co_await x.create_cm("new", "b");
+    kcoro::watch_options wo{.resource_version = std::string(kcoro::resource_version_of(*a)), .allow_watch_bookmarks = false,
+                            .timeout_seconds = 5};
+    auto ws = co_await x.c.watch(x.cms, x.ns, wo);
+    kcoro::error err;
+    if (!ws) {
+        err = ws.error();
+    } else {
+        auto ev = must(co_await ws->next(), "first event");
+        EXPECT(ev && ev->type == kcoro::watch_event_type::error, "an ERROR event");
+        err = ev->to_error();
+        ws->close();
+    }
+    EXPECT(kcoro::is_gone_or_expired(err), "410: " + err.message());
+    EXPECT(err.api_status() && err.api_status()->code == 410, "code 410");
+    EXPECT(err.api_status()->message.find("too old resource version") != std::string::npos, "message: " + err.api_status()->message);
+    // A list continue token from before the compaction is expired too.
+    // (A fresh list still works.)
+    const kcoro::list_options lo{};
+    must(co_await x.c.list(x.cms, x.ns, lo), "list after compaction");
+}
+
+asio::awaitable<void> bookmarks(ctx& x) {
+    auto a = co_await x.create_cm("b", "a");
+    kcoro::watch_options wo{.resource_version = std::string(kcoro::resource_version_of(*a)), .allow_watch_bookmarks = true,
+                            .timeout_seconds = x.opt.bookmark_wait};
+    auto ws = must(co_await x.c.watch(x.cms, x.ns, wo), "watch with bookmarks");
+    std::optional<kcoro::watch_event> bm;
+    for (;;) {
+        auto ev = must(co_await ws.next(), "next");
+        if (!ev) {
+            break;
+        }
+        if (ev->type == kcoro::watch_event_type::bookmark) {
+            bm = std::move(*ev);
+            break;
+        }
+    }
+    ws.close();
+    EXPECT(bm.has_value(), "a BOOKMARK within " + std::to_string(x.opt.bookmark_wait) + " s");
+    EXPECT(rv_number(bm->resource_version) >= rv_number(kcoro::resource_version_of(*a)), "bookmark carries a current resourceVersion");
+    EXPECT(kcoro::find_path(*bm->object, {"data"}) == nullptr && kcoro::name_of(*bm->object).empty(),
+           "bookmark carries only the resourceVersion");
+}
+
+asio::awaitable<void> send_initial_events(ctx& x) {
+    co_await x.create_cm("s1", "a");
+    kcoro::watch_options wo{.allow_watch_bookmarks = true, .timeout_seconds = 10, .send_initial_events = true};
+    auto ws = co_await x.c.watch(x.cms, x.ns, wo);
+    if (!ws) {
+        throw skipped("sendInitialEvents refused (WatchList disabled?): " + ws.error().message());
+    }
+    int added = 0;
+    bool end = false;
+    for (;;) {
+        auto ev = must(co_await ws->next(), "next");
+        if (!ev) {
+            break;
+        }
+        if (ev->type == kcoro::watch_event_type::added) {
+            ++added;
+        } else if (ev->type == kcoro::watch_event_type::bookmark && ev->initial_events_end) {
+            end = true;
+            break;
+        } else if (ev->type == kcoro::watch_event_type::error) {
+            throw skipped("sendInitialEvents refused: " + ev->to_error().message());
+        }
+    }
+    ws->close();
+    EXPECT(added == 1, "the state as ADDED");
+    EXPECT(end, "the k8s.io/initial-events-end bookmark");
+}
+
+asio::awaitable<void> resource_version_too_large(ctx& x) {
+    const kcoro::list_options now{};
+    auto l = must(co_await x.c.list(x.cms, x.ns, now), "list");
+    std::string ahead = std::to_string(rv_number(l.resource_version) + 1000000);
+    kcoro::list_options lo{.resource_version = ahead, .resource_version_match = kcoro::version_match::not_older_than,
+                           .timeout = std::chrono::milliseconds(15000)};
+    auto r = co_await x.c.list(x.cms, x.ns, lo);
+    EXPECT(!r, "a list ahead of the store fails");
+    EXPECT(kcoro::is_resource_version_too_large(r.error()), "Too large resource version: " + r.error().message());
+}
+
+std::vector<scenario> all_scenarios() {
+    return {
+        {"resource-version", false, resource_version},
+        {"generation", true, generation},
+        {"ref002-stale-write-conflict", false, stale_write_conflict},
+        {"ref002-uid-named-side-effect", false, uid_named_side_effect},
+        {"already-exists", false, already_exists},
+        {"missing-namespace", false, missing_namespace},
+        {"finalizers", false, finalizers},
+        {"propagation-background", false, propagation_background},
+        {"propagation-foreground", false, propagation_foreground},
+        {"propagation-orphan", false, propagation_orphan},
+        {"gc-missing-owner", false, gc_missing_owner},
+        {"status-subresource", true, status_subresource},
+        {"patches", false, patches},
+        {"list-paging-selectors", false, list_paging_selectors},
+        {"watch-from-resource-version", false, watch_from_rv},
+        {"watch-initial-events", false, watch_initial_events},
+        {"watch-too-old-410", false, watch_too_old},
+        {"watch-bookmarks", false, bookmarks},
+        {"watch-send-initial-events", false, send_initial_events},
+        {"resource-version-too-large", false, resource_version_too_large},
+    };
+}
+
+// ---------------------------------------------------------------------------
+// Driver
+
+std::string random_suffix() {
+    static std::mt19937_64 rng{std::random_device{}()};
+    static constexpr std::string_view alphabet = "bcdfghjklmnpqrstvwxz2456789";
+    std::string s;
+    for (int i = 0; i < 5; ++i) {
+        s.push_back(alphabet[rng() % alphabet.size()]);
+    }
+    return s;
+}
+
+enum class crd_origin { created, existed };
+
+/// Creates the shared CRD when missing and waits until its resource answers.
+asio::awaitable<kcoro::result<crd_origin>> ensure_crd(kcoro::client::client& c, const options& opt) {
+    const auto crds = kcoro::resources::customresourcedefinitions();
+    const kcoro::create_options co{};
+    json::object crd = widgets_crd();
+    auto r = co_await c.create(crds, "", crd, co);
+    crd_origin origin = crd_origin::created;
+    if (!r) {
+        if (!kcoro::is_already_exists(r.error())) {
+            co_return r.error();
+        }
+        origin = crd_origin::existed;
+    }
+    auto end = std::chrono::steady_clock::now() + std::chrono::seconds(opt.gc_wait);
+    kcoro::error last;
+    while (std::chrono::steady_clock::now() < end) {
+        const kcoro::list_options lo{};
+        auto l = co_await c.list(widgets_gvr, "default", lo);
+        if (l) {
+            co_return origin;
+        }
+        last = l.error();
+        asio::steady_timer t(co_await asio::this_coro::executor, 100ms);
+        co_await t.async_wait(asio::use_awaitable);
+    }
+    co_return last.with_context("waiting for " + std::string(widgets_crd_name));
+}
+
+asio::awaitable<int> run_all(kcoro::client::client& c, const options& opt) {
+    // kcoro-apiserver has the fault endpoint (used for compaction only).
+    kcoro::api_request probe;
+    probe.target = "/kcoro/faults";
+    probe.verb = "GET";
+    auto pr = co_await c.send(probe);
+    bool kcoro_server = pr.has_value();
+    std::cout << "server: " << c.config().server << (kcoro_server ? " (kcoro-apiserver)" : "") << "\n";
+
+    auto list = all_scenarios();
+    bool need_crd = false;
+    for (const auto& s : list) {
+        if (s.name.find(opt.run) != std::string::npos && s.needs_crd) {
+            need_crd = true;
+        }
+    }
+    bool crd_created = false;
+    bool crd_ok = true;
+    std::string crd_error;
+    if (need_crd) {
+        auto e = co_await ensure_crd(c, opt);
+        if (!e) {
+            crd_ok = false;
+            crd_error = e.error().message();
+        } else {
+            crd_created = *e == crd_origin::created;
+        }
+    }
+    int pass = 0, fail = 0, skip = 0;
+    const auto nss = kcoro::resources::namespaces();
+    for (auto& s : list) {
+        if (s.name.find(opt.run) == std::string::npos) {
+            continue;
+        }
+        if (s.needs_crd && !crd_ok) {
+            std::cout << "FAIL " << s.name << ": CRD setup: " << crd_error << std::endl;
+            ++fail;
+            continue;
+        }
+        ctx x{c, opt, "conf-" + s.name.substr(0, 40) + "-" + random_suffix(), kcoro_server};
+        json::object nsobj{{"apiVersion", "v1"}, {"kind", "Namespace"}};
+        kcoro::set_name(nsobj, x.ns);
+        const kcoro::create_options co{};
+        auto made = co_await c.create(nss, "", nsobj, co);
+        if (!made) {
+            std::cout << "FAIL " << s.name << ": create namespace " << x.ns << ": " << made.error().message() << std::endl;
+            ++fail;
+            continue;
+        }
+        auto start = std::chrono::steady_clock::now();
+        std::string outcome;
+        std::string why;
+        try {
+            co_await s.run(x);
+            outcome = "PASS";
+        } catch (const skipped& e) {
+            outcome = "SKIP";
+            why = e.what();
+        } catch (const std::exception& e) {
+            outcome = "FAIL";
+            why = e.what();
+        }
+        auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start).count();
+        std::cout << outcome << " " << s.name << (why.empty() ? "" : ": " + why) << " (" << ms << " ms)" << std::endl;
+        (outcome == "PASS" ? pass : outcome == "SKIP" ? skip : fail)++;
+        const object_key nskey{"", x.ns};
+        const kcoro::delete_options dopt{};
+        auto removed = co_await c.remove(nss, nskey, dopt);
+        if (!removed && !kcoro::is_not_found(removed.error())) {
+            std::cout << "  (cleanup: delete namespace " << x.ns << ": " << removed.error().message() << ")\n";
+        }
+    }
+    if (crd_created) {
+        const auto crds = kcoro::resources::customresourcedefinitions();
+        const object_key k{"", std::string(widgets_crd_name)};
+        const kcoro::delete_options dopt{};
+        auto removed = co_await c.remove(crds, k, dopt);
+        if (!removed) {
+            std::cout << "  (cleanup: delete CRD: " << removed.error().message() << ")\n";
+        }
+    }
+    std::cout << "conformance: " << pass << " passed, " << fail << " failed, " << skip << " skipped" << std::endl;
+    co_return fail == 0 ? 0 : 1;
+}
+
+int usage(std::ostream& os, int rc) {
+    os << "usage: kcoro-conformance [--kubeconfig PATH] [--context NAME] [--run SUBSTRING]\n"
+          "                         [--bookmark-wait SECONDS] [--gc-wait SECONDS] [--list]\n";
+    return rc;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    options opt;
+    std::vector<std::string> args(argv + 1, argv + argc);
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        auto value = [&]() -> std::string {
+            if (i + 1 >= args.size()) {
+                std::exit(usage(std::cerr, 2));
+            }
+            return args[++i];
+        };
+        if (args[i] == "--kubeconfig") {
+            opt.kubeconfig = value();
+        } else if (args[i] == "--context") {
+            opt.context = value();
+        } else if (args[i] == "--run") {
+            opt.run = value();
+        } else if (args[i] == "--bookmark-wait") {
+            opt.bookmark_wait = std::stoi(value());
+        } else if (args[i] == "--gc-wait") {
+            opt.gc_wait = std::stoi(value());
+        } else if (args[i] == "--list") {
+            opt.list = true;
+        } else if (args[i] == "-h" || args[i] == "--help") {
+            return usage(std::cout, 0);
+        } else {
+            return usage(std::cerr, 2);
+        }
+    }
+    if (opt.list) {
+        for (const auto& s : all_scenarios()) {
+            std::cout << s.name << "\n";
+        }
+        return 0;
+    }
+    auto env = kcoro::client::environment::process();
+    auto cfg = kcoro::client::load_config({opt.kubeconfig, opt.context}, env);
+    if (!cfg) {
+        std::cerr << "error: " << cfg.error().message() << "\n";
+        return 2;
+    }
+    asio::io_context ioc;
+    kcoro::io::system_clock clk;
+    kcoro::client::client_options co;
+    co.user_agent = "kcoro-conformance/" + std::string(kcoro::client::version);
+    co.max_retries = 0;  // the scenarios check first answers
+    auto c = kcoro::client::client::create(*cfg, clk, co);
+    if (!c) {
+        std::cerr << "error: " << c.error().message() << "\n";
+        return 2;
+    }
+    int rc = 1;
+    asio::co_spawn(ioc, run_all(**c, opt), [&rc](std::exception_ptr e, int code) {
+        if (e) {
+            std::rethrow_exception(e);
+        }
+        rc = code;
+    });
+    ioc.run();
+    return rc;
+}
