@@ -1,0 +1,93 @@
+#include "mirror.hpp"
+
+#include <kcoro/core/object.hpp>
+#include <kcoro/runtime/builder.hpp>
+
+#include <utility>
+
+namespace mirror {
+
+namespace asio = boost::asio;
+namespace json = boost::json;
+using kcoro::result;
+using kcoro::runtime::reconcile_result;
+
+std::string child_name(std::string_view parent) { return std::string(parent) + "-observed"; }
+
+json::object desired_child(const json::object& parent) {
+    json::object child;
+    child["apiVersion"] = "v1";
+    child["kind"] = "ConfigMap";
+    kcoro::set_name(child, child_name(kcoro::name_of(parent)));
+    kcoro::set_namespace(child, kcoro::namespace_of(parent));
+    kcoro::set_label(child, child_label, "true");
+    json::object data;
+    data[parent_uid_key] = kcoro::uid_of(parent);
+    child["data"] = std::move(data);
+    (void)kcoro::runtime::set_controller_reference(child, parent);  // a fresh child has no other controller
+    return child;
+}
+
+reconciler::reconciler(kcoro::client::client& client, parent_reader read_parent,
+                       kcoro::runtime::helper_options helpers, kcoro::logger log)
+    : client_(client), read_parent_(std::move(read_parent)), helpers_(std::move(helpers)), log_(std::move(log)) {}
+
+asio::awaitable<result<reconcile_result>> reconciler::reconcile(const kcoro::object_key& k) {
+    const kcoro::object_key key = k;
+    auto parent = read_parent_(key);
+    if (!parent) {
+        // Gone (or no longer managed): the garbage collector removes the child.
+        log_.debug("parent not found; nothing to do", {{"parent", key.str()}});
+        co_return kcoro::runtime::success();
+    }
+    if (kcoro::is_being_deleted(*parent)) {
+        co_return kcoro::runtime::success();
+    }
+    auto desired = desired_child(*parent);
+    auto op = kcoro::runtime::create_or_patch(client_, kcoro::resources::configmaps(), std::move(desired), parent,
+                                              kcoro::runtime::mutate_func{}, helpers_);
+    auto written = co_await std::move(op);
+    if (!written) {
+        co_return written.error().with_context("ensure child " + child_name(key.name));
+    }
+    if (written->op != kcoro::runtime::write_op::none) {
+        log_.info("child written", {{"child", child_name(key.name)}, {"op", kcoro::runtime::to_string(written->op)}});
+    }
+    co_return kcoro::runtime::success();
+}
+
+kcoro::runtime::informer_key parents_key() {
+    kcoro::runtime::informer_key k;
+    k.gvr = kcoro::resources::configmaps();
+    k.label_selector = std::string(managed_selector);
+    return k;
+}
+
+kcoro::runtime::informer_key children_key() {
+    kcoro::runtime::informer_key k;
+    k.gvr = kcoro::resources::configmaps();
+    k.label_selector = std::string(child_selector);
+    return k;
+}
+
+parent_reader cache_reader(kcoro::runtime::informer_factory& factory) {
+    auto* inf = &factory.get_or_create(parents_key());
+    return [inf](const kcoro::object_key& key) { return inf->cache().get(key); };
+}
+
+std::unique_ptr<kcoro::runtime::controller> make_controller(kcoro::runtime::informer_factory& factory,
+                                                            kcoro::io::clock& clk, asio::any_io_executor ex,
+                                                            reconciler& rec,
+                                                            kcoro::runtime::controller_options opts) {
+    if (opts.name.empty()) {
+        opts.name = "configmap-mirror";
+    }
+    return kcoro::runtime::builder(factory, clk, std::move(ex))
+        .named(opts.name)
+        .for_(parents_key(), {"", "ConfigMap"})
+        .owns(children_key())
+        .with_options(std::move(opts))
+        .complete([&rec](const kcoro::object_key& key) { return rec.reconcile(key); });
+}
+
+} // namespace mirror

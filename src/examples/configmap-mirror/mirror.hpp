@@ -1,0 +1,88 @@
+// configmap-mirror: the runtime's reference controller (seed 003, its
+// client-go walkthrough redone on kcoro). For every ConfigMap labelled
+// app.example.io/managed=true it keeps a child ConfigMap `<name>-observed`
+// (label app.example.io/child=true, data.parentUID = the parent's uid,
+// a controller owner reference to the parent):
+//
+//  - the child is missing          -> create it (AlreadyExists: read and verify)
+//  - the child is right            -> no write at all
+//  - the child drifted (mutated)   -> one merge patch, guarded by resourceVersion
+//  - a ConfigMap with the child's name that the parent does not control
+//                                  -> error "name conflict" (retried with backoff; never adopted)
+//  - the parent is gone (cache NotFound) or being deleted
+//                                  -> nothing: the garbage collector removes the
+//                                     child through its owner reference
+//
+// The parent is read from the informer cache (it may lag: a stale parent
+// only delays convergence, every write is checked by the server); the child
+// is read from the API before any write. Every pass starts from current
+// facts, so duplicate events, retries, restarts and lost responses all end
+// in the same state (section 16 of the seed document,
+// test/integration/section16_test.cpp).
+//
+// Lifetime: borrows the client, which must outlive it. Thread safety: one
+// io_context; concurrent passes of different keys are fine.
+#pragma once
+
+#include <kcoro/client/client.hpp>
+#include <kcoro/core/log.hpp>
+#include <kcoro/runtime/controller.hpp>
+#include <kcoro/runtime/controller_helpers.hpp>
+#include <kcoro/runtime/informer_factory.hpp>
+#include <kcoro/runtime/reconcile_result.hpp>
+
+#include <boost/asio/awaitable.hpp>
+#include <boost/json/object.hpp>
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+
+namespace mirror {
+
+inline constexpr std::string_view managed_label = "app.example.io/managed";
+inline constexpr std::string_view child_label = "app.example.io/child";
+inline constexpr std::string_view parent_uid_key = "parentUID";
+inline constexpr std::string_view managed_selector = "app.example.io/managed=true";
+inline constexpr std::string_view child_selector = "app.example.io/child=true";
+
+/// "<parent>-observed"
+std::string child_name(std::string_view parent);
+/// The child as the controller wants it (pure; owner reference included).
+boost::json::object desired_child(const boost::json::object& parent);
+
+/// Reads the parent (the informer cache in the controller; may be the API).
+using parent_reader = std::function<kcoro::object_ptr(const kcoro::object_key&)>;
+
+class reconciler {
+public:
+    reconciler(kcoro::client::client& client, parent_reader read_parent,
+               kcoro::runtime::helper_options helpers = {}, kcoro::logger log = {});
+
+    /// One pass for the parent `key`.
+    boost::asio::awaitable<kcoro::result<kcoro::runtime::reconcile_result>> reconcile(const kcoro::object_key& key);
+
+private:
+    kcoro::client::client& client_;
+    parent_reader read_parent_;
+    kcoro::runtime::helper_options helpers_;
+    kcoro::logger log_;
+};
+
+/// The informer keys of the parents and the children.
+kcoro::runtime::informer_key parents_key();
+kcoro::runtime::informer_key children_key();
+
+/// The whole controller wired with the builder: the parents (managed
+/// ConfigMaps) as primary, the children as owned objects. `rec` must outlive
+/// the controller.
+std::unique_ptr<kcoro::runtime::controller> make_controller(kcoro::runtime::informer_factory& factory,
+                                                            kcoro::io::clock& clk,
+                                                            boost::asio::any_io_executor ex, reconciler& rec,
+                                                            kcoro::runtime::controller_options opts);
+
+/// A reconciler reading parents from `factory`'s parent informer.
+parent_reader cache_reader(kcoro::runtime::informer_factory& factory);
+
+} // namespace mirror
