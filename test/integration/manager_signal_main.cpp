@@ -7,6 +7,7 @@
 
 #include "server.hpp"
 
+#include <kcoro/core/resource.hpp>
 #include <kcoro/io/clock.hpp>
 
 #include <boost/asio/io_context.hpp>
@@ -75,6 +76,10 @@ int main(int argc, char** argv) {
     if (start.mgr) {
         slow_runnable slow(clk, std::chrono::milliseconds(work_ms));
         start.mgr->add(slow);
+        // A watch and pooled client connections must not keep the process alive.
+        kcoro::runtime::informer_key key;
+        key.gvr = kcoro::resources::configmaps();
+        start.mgr->cache().get_or_create(key);
         code = start.mgr->run();
         start.mgr.reset();
     }

@@ -70,7 +70,9 @@ def check(cond, msg, child):
 
 
 def graceful():
-    c = Child("--work-ms=1500", "--graceful-shutdown-timeout=20s")
+    c = Child("--work-ms=1500", "--graceful-shutdown-timeout=20s", "--leader-elect",
+              "--leader-election-id=signal-test", "--leader-election-namespace=default",
+              "--leader-elect-release-on-cancel")
     c.wait_for("marker: item begin")
     c.proc.send_signal(signal.SIGTERM)
     code, took = c.exit_code(timeout=20)
@@ -79,6 +81,7 @@ def graceful():
     check(c.has("marker: stopped"), "the runnable did not stop cleanly", c)
     check(not c.has("marker: cancelled"), "the in-flight item was cancelled", c)
     check(c.has("received signal, stopping"), "no log line for the signal", c)
+    check(c.has("released leader lease"), "the lease was not released", c)
     print(f"ok: SIGTERM during work: in-flight item finished, exit 0 after {took:.2f}s")
 
 

@@ -108,6 +108,11 @@ struct harness {
             if (ioc.run_one_for(3ms) == 0) return;
         }
     }
+    // Runs (real time, bounded) until `done`; the manual clock stands still.
+    template <class Pred>
+    bool wait(Pred done) {
+        return kcoro::test::run_until(ioc, done, 20s);
+    }
     template <class Pred>
     bool advance_until(Pred done, std::chrono::milliseconds limit, std::chrono::milliseconds step = 100ms) {
         for (auto t = 0ms; t <= limit; t += step) {
@@ -240,8 +245,7 @@ TEST_CASE("readiness flips only after every informer synced; liveness fails when
 
     CHECK(m->probes().handle("/readyz").status == 500);
     auto code = kcoro::test::start(h.ioc, m->run_async());
-    h.settle();
-    REQUIRE(m->probe_endpoint());
+    REQUIRE(h.wait([&] { return m->probe_endpoint(); }));
     REQUIRE(m->metrics_endpoint());
     CHECK(m->probe_endpoint()->port() != 0);
     CHECK_FALSE(m->cache_synced());
@@ -283,11 +287,9 @@ TEST_CASE("graceful stop: in-flight work finishes within the deadline, exit 0") 
     m->add(slow);
     m->add(bg);
     auto code = kcoro::test::start(h.ioc, m->run_async());
-    h.settle();
-    REQUIRE(slow.running);
+    REQUIRE(h.wait([&] { return slow.running; }));
     h.clk.advance(1s);
-    h.settle();
-    REQUIRE(slow.in_flight);
+    REQUIRE(h.wait([&] { return slow.in_flight; }));
     m->request_stop();
     h.settle();
     CHECK_FALSE(code->has_value());  // waiting for the reconcile in flight
@@ -307,8 +309,7 @@ TEST_CASE("graceful stop past the deadline: the rest is cancelled, exit 1") {
     fake_runnable slow("slow", true, h.clk, h.log, 60s);
     m->add(slow);
     auto code = kcoro::test::start(h.ioc, m->run_async());
-    h.settle();
-    REQUIRE(slow.in_flight);
+    REQUIRE(h.wait([&] { return slow.in_flight; }));
     m->request_stop();
     REQUIRE(h.advance_until([&] { return code->has_value(); }, 10s));
     CHECK(**code == 1);
@@ -328,8 +329,7 @@ TEST_CASE("two managers with leader election: one leader; on failed renewals the
     m1->add(c1);
     m2->add(c2);
     auto code1 = kcoro::test::start(h.ioc, m1->run_async());
-    h.settle();
-    REQUIRE(c1.running);
+    REQUIRE(h.wait([&] { return c1.running; }));
     auto code2 = kcoro::test::start(h.ioc, m2->run_async());
     bool both = false;
     h.advance_until([&] {
@@ -387,13 +387,11 @@ TEST_CASE("release on cancel: a clean stop hands the lease over at once") {
     m1->add(c1);
     m2->add(c2);
     auto code1 = kcoro::test::start(h.ioc, m1->run_async());
-    h.settle();
-    REQUIRE(c1.running);
+    REQUIRE(h.wait([&] { return c1.running; }));
     auto code2 = kcoro::test::start(h.ioc, m2->run_async());
     h.advance_until([] { return false; }, 3s);
     m1->request_stop();
-    h.settle();
-    REQUIRE(code1->has_value());
+    REQUIRE(h.wait([&] { return code1->has_value(); }));
     CHECK(**code1 == 0);
     REQUIRE(m1->elector());
     CHECK(m1->elector()->released());

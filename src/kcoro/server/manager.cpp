@@ -606,13 +606,21 @@ const health_handler& manager::probes() const noexcept { return impl_->probes; }
 asio::awaitable<int> manager::run_async() { return impl_->run(); }
 
 int manager::run() {
-    int code = exit_failure;
-    asio::co_spawn(*impl_->ioc, run_async(), [&code](std::exception_ptr e, int c) {
+    auto& ioc = *impl_->ioc;
+    std::optional<int> code;
+    asio::co_spawn(ioc, run_async(), [&code](std::exception_ptr e, int c) {
         if (e) std::rethrow_exception(e);
         code = c;
     });
-    impl_->ioc->run();
-    return code;
+    while (!code && !ioc.stopped()) ioc.run_one();
+    // Let the stop finish closing connections, but never hang on a straggler.
+    const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+    while (!ioc.stopped()) {
+        const auto left = end - std::chrono::steady_clock::now();
+        if (left <= std::chrono::steady_clock::duration::zero()) break;
+        if (ioc.run_one_for(left) == 0) break;
+    }
+    return code.value_or(exit_failure);
 }
 
 void manager::request_stop() {
