@@ -152,7 +152,8 @@ struct harness {
         return run(admin->get(gvr, k, kcoro::get_options{}));
     }
 
-    operator_replica& add_replica(std::string identity, bool leader_elect) {
+    operator_replica& add_replica(std::string identity, bool leader_elect,
+                                  std::chrono::nanoseconds sync_period = std::chrono::hours(10)) {
         auto r = std::make_unique<operator_replica>();
         kcoro::client::client_config cfg;
         cfg.server = srv.url();
@@ -167,6 +168,7 @@ struct harness {
         o.leader_election_namespace = "kcoro-system";
         o.leader_election_id = "gateway-operator.gateway.kcoro.dev";
         o.log_level = "debug";
+        o.sync_period = sync_period;
         kcoro::server::manager_setup s;
         s.name = "gateway-operator";
         s.io_context = &ioc;
@@ -235,13 +237,21 @@ bool contains(const std::vector<std::string>& v, std::string_view s) {
 
 TEST_CASE("end to end: the sample converges through the manager; drift is repaired through the watches") {
     harness h;
-    auto& op = h.add_replica("solo", false);
+    auto& op = h.add_replica("solo", false, 30s);
     REQUIRE(h.advance_until([&] { return op.mgr->cache_synced(); }, 10s));
     auto gi = h.apply_sample();
     REQUIRE(h.advance_until([&] { return h.ready(); }, 30s));
     CHECK(h.registrations() == 1);
     CHECK(h.deployment_replicas() == 2);
     const auto uid = std::string(kcoro::uid_of(*gi));
+
+    // Converged: informer resyncs (every 30 s here) wake passes that write nothing.
+    h.advance_until([] { return false; }, 5s);  // let the last status write's own event settle
+    const int converged_writes = op.counter.writes;
+    const auto converged_passes = op.handle.ctl->stats().reconciles;
+    h.advance_until([] { return false; }, 70s, 500ms);
+    CHECK(op.handle.ctl->stats().reconciles > converged_passes);
+    CHECK(op.counter.writes == converged_writes);
 
     // Deployment replicas edited: the Owns watch wakes the reconciler.
     kcoro::patch_options po;
