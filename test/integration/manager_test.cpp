@@ -5,6 +5,7 @@
 // failed renewals the old one stops before the new one starts).
 #include <kcoro/server/manager.hpp>
 
+#include "scripted_server.hpp"
 #include "server.hpp"
 
 #include "../support/run_until.hpp"
@@ -12,6 +13,7 @@
 #include <kcoro/client/client.hpp>
 #include <kcoro/core/resource.hpp>
 #include <kcoro/io/clock.hpp>
+#include <kcoro/server/metrics_auth.hpp>
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
@@ -20,6 +22,7 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
+#include <boost/json/parse.hpp>
 #include <doctest/doctest.h>
 
 #include <string>
@@ -198,14 +201,8 @@ TEST_CASE("bind addresses") {
     CHECK_FALSE(parse_bind_address("example.com:80"));
 }
 
-TEST_CASE("--metrics-secure fails clearly; bad flags and --help give exit codes") {
+TEST_CASE("bad flags and --help give exit codes; operators add their own flags") {
     harness h;
-    auto o = h.options();
-    o.metrics_secure = true;
-    auto m = manager::create(o, h.setup());
-    REQUIRE_FALSE(m);
-    CHECK(m.error().message().find("not implemented") != std::string::npos);
-
     const char* bad[] = {"prog", "--no-such-flag"};
     auto s1 = manager::from_flags(2, bad, h.setup());
     CHECK_FALSE(s1.mgr);
@@ -401,4 +398,121 @@ TEST_CASE("release on cancel: a clean stop hands the lease over at once") {
     CHECK(h.log == std::vector<std::string>{"m1 start", "m1 stop", "m2 start"});
     m2->request_stop();
     REQUIRE(h.advance_until([&] { return code2->has_value(); }, 5s));
+}
+
+TEST_CASE("--metrics-secure: HTTPS; TokenReview and SubjectAccessReview per token; decisions cached") {
+    asio::io_context ioc;
+    kcoro::io::manual_clock clk;
+    using kcoro::test::step;
+    auto review = [](std::string token, std::string answer) {
+        step s;
+        s.expect.method = "POST";
+        s.expect.path = "/apis/authentication.k8s.io/v1/tokenreviews";
+        s.expect.body_contains = "\"token\":\"" + token + "\"";
+        s.answer.status = 201;
+        s.answer.body = R"({"apiVersion":"authentication.k8s.io/v1","kind":"TokenReview","status":)" + answer + "}";
+        return s;
+    };
+    auto access = [](std::string user, bool allowed) {
+        step s;
+        s.expect.method = "POST";
+        s.expect.path = "/apis/authorization.k8s.io/v1/subjectaccessreviews";
+        s.expect.body_contains = "\"nonResourceAttributes\":{\"path\":\"/metrics\",\"verb\":\"get\"}";
+        s.answer.status = 201;
+        s.answer.body = R"({"apiVersion":"authorization.k8s.io/v1","kind":"SubjectAccessReview","spec":{"user":")" +
+                        user + R"("},"status":{"allowed":)" + (allowed ? "true" : "false") + "}}";
+        return s;
+    };
+    std::vector<step> script{
+        review("good", R"({"authenticated":true,"user":{"username":"prometheus","groups":["monitoring"]}})"),
+        access("prometheus", true),
+        review("bad", R"({"authenticated":false,"error":"invalid token"})"),
+        review("eve", R"({"authenticated":true,"user":{"username":"eve"}})"),
+        access("eve", false),
+    };
+    kcoro::test::scripted_server api(ioc, script);
+
+    kcoro::server::manager_options o;
+    o.metrics_bind_address = "127.0.0.1:0";
+    o.health_probe_bind_address = "0";
+    o.metrics_secure = true;
+    kcoro::server::manager_setup s;
+    s.io_context = &ioc;
+    s.clock = &clk;
+    kcoro::client::client_config cfg;
+    cfg.server = api.url();
+    s.client_config = cfg;
+    s.sink = std::make_shared<capture_sink>();
+    s.handle_signals = false;
+    auto made = manager::create(o, s);
+    REQUIRE(made);
+    auto& m = **made;
+    auto code = kcoro::test::start(ioc, m.run_async());
+    REQUIRE(kcoro::test::run_until(ioc, [&] { return m.metrics_endpoint() && m.cache_synced(); }));
+
+    auto scrape = [&](std::string token, bool tls = true) {
+        kcoro::client::client_config sc;
+        sc.server = std::string(tls ? "https" : "http") + "://127.0.0.1:" + std::to_string(m.metrics_endpoint()->port());
+        sc.insecure_skip_tls_verify = true;
+        sc.token = token;
+        kcoro::client::client_options co;
+        co.max_retries = 0;
+        auto c = kcoro::client::client::create(sc, clk, co).value();
+        std::optional<int> status;
+        auto op = [&]() -> asio::awaitable<void> {
+            kcoro::api_request req;
+            req.target = "/metrics";
+            req.verb = "GET";
+            auto r = co_await c->send(req);
+            status = r ? r->status : r.error().http_code();
+        };
+        asio::co_spawn(ioc, op, asio::detached);
+        REQUIRE(kcoro::test::run_until(ioc, [&] { return status.has_value(); }));
+        return *status;
+    };
+    CHECK(scrape("") == 401);       // no token: no review
+    CHECK(scrape("good") == 200);
+    CHECK(scrape("good") == 200);   // cached: no second review
+    CHECK(scrape("bad") == 401);
+    CHECK(scrape("eve") == 403);
+    CHECK(scrape("good", false) == 0);  // plain HTTP gets no answer
+    CHECK(api.remaining() == 0);
+    CHECK(api.failures().empty());
+    clk.advance(61s);  // the allowed decision expired: reviewed again
+    api.add(review("good", R"({"authenticated":true,"user":{"username":"prometheus"}})"));
+    api.add(access("prometheus", true));
+    CHECK(scrape("good") == 200);
+    CHECK(api.remaining() == 0);
+
+    m.request_stop();
+    REQUIRE(kcoro::test::run_until(ioc, [&] { return code->has_value(); }));
+    CHECK(**code == 0);
+    api.stop();
+    kcoro::test::run_until(ioc, [] { return false; }, 50ms);
+}
+
+TEST_CASE("metrics auth: request and answer shapes") {
+    using namespace kcoro::server;
+    CHECK(bearer_token("Bearer abc") == "abc");
+    CHECK(bearer_token("bearer  abc ") == "abc");
+    CHECK(bearer_token("Basic abc").empty());
+    CHECK(bearer_token("Bearer").empty());
+    auto tr = make_token_review("t");
+    CHECK(tr.at("spec").at("token") == "t");
+    auto u = read_token_review(boost::json::parse(
+        R"({"status":{"authenticated":true,"user":{"username":"u","uid":"1","groups":["g1","g2"],"extra":{"k":["v"]}}}})").as_object());
+    CHECK(u.authenticated);
+    CHECK(u.username == "u");
+    CHECK(u.groups == std::vector<std::string>{"g1", "g2"});
+    auto sar = make_subject_access_review(u, "/metrics", "get");
+    CHECK(sar.at("spec").at("user") == "u");
+    CHECK(sar.at("spec").at("uid") == "1");
+    CHECK(sar.at("spec").at("nonResourceAttributes").at("path") == "/metrics");
+    CHECK(sar.at("spec").at("extra").at("k").as_array().size() == 1);
+    std::string reason;
+    CHECK(read_subject_access_review(boost::json::parse(R"({"status":{"allowed":true,"reason":"rbac"}})").as_object(),
+                                     &reason));
+    CHECK(reason == "rbac");
+    CHECK_FALSE(read_subject_access_review(boost::json::parse(R"({"status":{}})").as_object()));
+    CHECK_FALSE(read_token_review(boost::json::object{}).authenticated);
 }

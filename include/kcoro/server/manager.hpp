@@ -4,7 +4,8 @@
 // logger, the metrics and probe servers, leader election and the signals,
 // and runs every `runtime::runnable` in one start order:
 //
-//   1. metrics server  (/metrics on --metrics-bind-address, "0" disables)
+//   1. metrics server  (/metrics on --metrics-bind-address, "0" disables;
+//                       --metrics-secure: HTTPS + TokenReview/SubjectAccessReview)
 //      probe server    (/healthz, /readyz on --health-probe-bind-address)
 //      liveness watchdog (a tick on the clock; /healthz "watchdog" check)
 //   2. informers (the factory) + event recorders + every other runnable that
@@ -34,7 +35,8 @@
 //
 // Lifetime: the manager owns what it creates; borrowed objects (an injected
 // io_context, clock or client; runnables added by reference) must outlive it.
-// Destroy the manager before an injected io_context. Thread safety: none;
+// run()/run_async() must have returned before the manager is destroyed;
+// destroy it before an injected io_context. Thread safety: none;
 // everything runs on the io_context's one thread (request_stop() may be called
 // from a handler on it; signals arrive through asio::signal_set).
 #pragma once
@@ -124,8 +126,8 @@ struct manager_start;
 
 class manager {
 public:
-    /// Builds a manager; fails for a bad configuration (validate(), client
-    /// config loading, --metrics-secure which is not implemented).
+    /// Builds a manager; fails for a bad configuration (validate(), log
+    /// level/format, client config loading).
     static result<std::unique_ptr<manager>> create(manager_options opts, manager_setup setup = {});
 
     /// Parses the manager's flags (add_manager_flags, plus

@@ -2,7 +2,10 @@
 #include <kcoro/server/manager.hpp>
 
 #include <kcoro/client/client.hpp>
+#include <kcoro/io/certs.hpp>
 #include <kcoro/io/http_server.hpp>
+#include <kcoro/io/tls.hpp>
+#include <kcoro/server/metrics_auth.hpp>
 #include <kcoro/server/metrics_handler.hpp>
 
 #include <boost/asio/as_tuple.hpp>
@@ -12,10 +15,14 @@
 #include <boost/asio/detached.hpp>
 #include <boost/asio/experimental/awaitable_operators.hpp>
 #include <boost/asio/signal_set.hpp>
+#include <boost/asio/ssl/context.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
+#include <unistd.h>
+
+#include <array>
 #include <csignal>
 #include <cstdlib>
 #include <iostream>
@@ -106,6 +113,7 @@ struct manager::impl {
     health_handler probes;
     watchdog dog;
     std::unique_ptr<metrics_handler> metrics_h;
+    std::unique_ptr<metrics_authorizer> metrics_auth;  // --metrics-secure
     std::unique_ptr<io::http_server> metrics_srv;
     std::unique_ptr<io::http_server> probe_srv;
     std::optional<asio::signal_set> signals;
@@ -229,20 +237,36 @@ struct manager::impl {
     }
 
     result<void> listen(std::unique_ptr<io::http_server>& srv, const std::string& address, io::http_handler h,
-                        std::string_view what) {
+                        std::string_view what, std::shared_ptr<asio::ssl::context> tls = nullptr) {
         auto ep = parse_bind_address(address);
         if (!ep) return ep.error();
-        srv = std::make_unique<io::http_server>(ioc->get_executor(), *clk, h);
+        srv = std::make_unique<io::http_server>(ioc->get_executor(), *clk, h, io::http_server_options{}, tls);
         auto bound = srv->listen(*ep);
         if (!bound && ep->address().is_v6() && ep->address().is_unspecified()) {
             // No IPv6 here: every IPv4 address instead.
-            srv = std::make_unique<io::http_server>(ioc->get_executor(), *clk, std::move(h));
+            srv = std::make_unique<io::http_server>(ioc->get_executor(), *clk, std::move(h), io::http_server_options{},
+                                                    tls);
             bound = srv->listen(tcp::endpoint(asio::ip::address_v4::any(), ep->port()));
         }
         if (!bound) return bound.error().with_context(std::string(what) + " server: listen on " + address);
         log.info(std::string("starting ") + std::string(what) + " server",
-                 {{"bindAddress", bound->address().to_string() + ":" + std::to_string(bound->port())}});
+                 {{"bindAddress", bound->address().to_string() + ":" + std::to_string(bound->port())},
+                  {"secure", tls != nullptr}});
         return {};
+    }
+
+    static result<std::shared_ptr<asio::ssl::context>> make_metrics_tls() {
+        auto ca = io::certificate_authority::create("kcoro-metrics-ca");
+        if (!ca) return ca.error();
+        std::array<char, 256> host{};
+        std::vector<std::string> names{"localhost"};
+        if (::gethostname(host.data(), host.size() - 1) == 0 && host[0] != '\0') names.emplace_back(host.data());
+        auto pair = ca->issue_server(names, {"127.0.0.1", "::1"});
+        if (!pair) return pair.error();
+        io::tls_server_options t;
+        t.cert_chain_pem = pair->cert_pem + ca->cert_pem();
+        t.key_pem = pair->key_pem;
+        return io::make_server_tls_context(t);
     }
 
     asio::awaitable<int> run();
@@ -290,7 +314,27 @@ asio::awaitable<int> manager::impl::run() {
         io::http_handler h = [this](io::http_request req) -> asio::awaitable<io::http_reply> {
             co_return to_response(metrics_h->handle(req.target));
         };
-        if (auto r = listen(metrics_srv, opts.metrics_bind_address, std::move(h), "metrics"); !r) {
+        std::shared_ptr<asio::ssl::context> tls;
+        if (opts.metrics_secure) {
+            // HTTPS with a self-signed certificate, every scrape authorised
+            // by a TokenReview and a SubjectAccessReview (controller-runtime's
+            // secure metrics without a certificate directory).
+            auto ctx = make_metrics_tls();
+            if (!ctx) {
+                log.error(ctx.error(), "unable to set up TLS for the metrics server");
+                co_return co_await shut_down(exit_failure);
+            }
+            tls = std::move(*ctx);
+            metrics_auth = std::make_unique<metrics_authorizer>(*cl, *clk);
+            h = [this](io::http_request req) -> asio::awaitable<io::http_reply> {
+                std::string authorization(req.header("Authorization"));
+                std::string path = req.target.substr(0, req.target.find('?'));
+                auto denied = co_await metrics_auth->check(std::move(authorization), std::move(path));
+                if (denied) co_return to_response(*denied);
+                co_return to_response(metrics_h->handle(req.target));
+            };
+        }
+        if (auto r = listen(metrics_srv, opts.metrics_bind_address, std::move(h), "metrics", tls); !r) {
             log.error(r.error(), "unable to start the metrics server");
             co_return co_await shut_down(exit_failure);
         }
@@ -448,11 +492,6 @@ manager::~manager() = default;
 
 result<std::unique_ptr<manager>> manager::create(manager_options opts, manager_setup setup) {
     if (auto v = validate(opts); !v) return v.error();
-    if (opts.metrics_secure) {
-        return error(kcoro_errc::unsupported,
-                     "--metrics-secure is not implemented: serve /metrics over plain HTTP (bind it to "
-                     "localhost behind an authorising proxy such as kube-rbac-proxy)");
-    }
     auto level = parse_log_level(opts.log_level);
     auto format = parse_log_format(opts.log_format);
     if (!level) return error(kcoro_errc::invalid_config, "--log-level: unknown level \"" + opts.log_level + "\"");
