@@ -6,6 +6,8 @@
 #include "scripted_server.hpp"
 #include "server.hpp"
 
+#include "../support/run_until.hpp"
+
 #include <kcoro/client/client.hpp>
 #include <kcoro/core/resource.hpp>
 #include <kcoro/io/clock.hpp>
@@ -105,8 +107,7 @@ TEST_CASE("events.k8s.io/v1: created, repeats become a series, stop flushes") {
     recorder_run r(h.ioc, *h.client, h.clk);
     auto cm = configmap("a");
     r.rec->record(cm, event_type::normal, "Created", "Reconcile", "created Deployment a");
-    settle(h.ioc);
-    CHECK(r.rec->written() == 1);
+    REQUIRE(kcoro::test::run_until(h.ioc, [&] { return r.rec->written() == 1; }));
     CHECK(r.rec->api() == kcoro::runtime::events_api::events_v1);
     auto evs = h.events();
     REQUIRE(evs.size() == 1);
@@ -120,8 +121,7 @@ TEST_CASE("events.k8s.io/v1: created, repeats become a series, stop flushes") {
 
     h.clk.advance(1s);
     r.rec->record(cm, event_type::normal, "Created", "Reconcile", "created Deployment a");
-    settle(h.ioc);
-    CHECK(r.rec->written() == 2);
+    REQUIRE(kcoro::test::run_until(h.ioc, [&] { return r.rec->written() == 2; }));
     evs = h.events();
     REQUIRE(evs.size() == 1);
     auto* series = evs[0]->if_contains("series");
@@ -134,8 +134,7 @@ TEST_CASE("events.k8s.io/v1: created, repeats become a series, stop flushes") {
     CHECK(r.rec->written() == 2);
 
     r.rec->stop();
-    settle(h.ioc);
-    CHECK_FALSE(r.running);
+    REQUIRE(kcoro::test::run_until(h.ioc, [&] { return !r.running; }));
     r.rec->record(cm, event_type::warning, "Late", "Reconcile", "after stop");
     CHECK(r.drops["shutdown"] == 1);
     CHECK(r.rec->dropped_total() == 1);
@@ -149,15 +148,14 @@ TEST_CASE("per-object rate limit: 25 at once, the rest dropped and counted; inva
         r.rec->record(cm, event_type::normal, "Reason" + std::to_string(i), "Reconcile", "n");
     }
     r.rec->record(cm, event_type::normal, "", "Reconcile", "no reason");
-    settle(h.ioc);
+    REQUIRE(kcoro::test::run_until(h.ioc, [&] { return r.rec->queued() == 0; }));
     CHECK(r.rec->written() == 25);
     CHECK(r.drops["rate_limited"] == 5);
     CHECK(r.drops["invalid"] == 1);
     CHECK(r.rec->dropped_total() == 6);
     // Another object has its own bucket.
     r.rec->record(configmap("c"), event_type::normal, "Other", "Reconcile", "n");
-    settle(h.ioc);
-    CHECK(r.rec->written() == 26);
+    REQUIRE(kcoro::test::run_until(h.ioc, [&] { return r.rec->written() == 26; }));
     r.rec->stop();
     settle(h.ioc);
 }
@@ -177,8 +175,7 @@ TEST_CASE("an answered failure is dropped as rejected; transport failures are re
     auto c = kcoro::client::client::create(cfg, h.clk, co).value();
     recorder_run r(h.ioc, *c, h.clk);
     r.rec->record(configmap("d"), event_type::warning, "Failed", "Reconcile", "n");
-    settle(h.ioc);
-    CHECK(r.rec->queued() == 0);
+    REQUIRE(kcoro::test::run_until(h.ioc, [&] { return r.rec->queued() == 0; }));
     CHECK(r.drops["rejected"] == 1);
     r.rec->stop();
     settle(h.ioc);
@@ -234,7 +231,7 @@ TEST_CASE("a server without events.k8s.io: fallback to core/v1 Events") {
     auto c = kcoro::client::client::create(cfg, clk).value();
     recorder_run r(ioc, *c, clk);
     r.rec->record(configmap("e"), event_type::normal, "Created", "Reconcile", "n");
-    settle(ioc);
+    REQUIRE(kcoro::test::run_until(ioc, [&] { return r.rec->written() == 1; }));
     CHECK(r.rec->api() == kcoro::runtime::events_api::core_v1);
     CHECK(r.rec->written() == 1);
     CHECK(r.rec->dropped_total() == 0);

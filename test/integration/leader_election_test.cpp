@@ -5,6 +5,8 @@
 
 #include "server.hpp"
 
+#include "../support/run_until.hpp"
+
 #include <kcoro/client/client.hpp>
 #include <kcoro/core/resource.hpp>
 #include <kcoro/io/clock.hpp>
@@ -125,8 +127,7 @@ struct harness {
 TEST_CASE("one candidate leads; the other waits while the lease is renewed") {
     harness h;
     auto& a = h.add("a");
-    h.settle();
-    REQUIRE(a.le->is_leader());
+    REQUIRE(kcoro::test::run_until(h.ioc, [&] { return a.le->is_leader(); }));
     auto& b = h.add("b");
     bool both = false;
     h.advance_until([&] {
@@ -148,8 +149,7 @@ TEST_CASE("one candidate leads; the other waits while the lease is renewed") {
 TEST_CASE("failed renewals: the leader stops within the renew deadline, the standby takes over after the lease duration") {
     harness h;
     auto& a = h.add("a");
-    h.settle();
-    REQUIRE(a.le->is_leader());
+    REQUIRE(kcoro::test::run_until(h.ioc, [&] { return a.le->is_leader(); }));
     auto& b = h.add("b");
     h.advance_until([] { return false; }, 5s);
     REQUIRE(a.le->is_leader());
@@ -194,13 +194,11 @@ TEST_CASE("failed renewals: the leader stops within the renew deadline, the stan
 TEST_CASE("release on cancel: the lease is given up and the standby takes over at its next retry") {
     harness h;
     auto& a = h.add("a", true);
-    h.settle();
-    REQUIRE(a.le->is_leader());
+    REQUIRE(kcoro::test::run_until(h.ioc, [&] { return a.le->is_leader(); }));
     auto& b = h.add("b");
     h.advance_until([] { return false; }, 3s);
     a.le->stop();
-    h.settle();
-    CHECK_FALSE(a.running);
+    REQUIRE(kcoro::test::run_until(h.ioc, [&] { return !a.running; }));
     CHECK(a.le->released());
     CHECK_FALSE(a.le->lost());
     CHECK(h.lease().holder_identity.empty());
@@ -213,17 +211,14 @@ TEST_CASE("release on cancel: the lease is given up and the standby takes over a
 TEST_CASE("stop without release, and stop of a standby, return promptly") {
     harness h;
     auto& a = h.add("a");
-    h.settle();
-    REQUIRE(a.le->is_leader());
+    REQUIRE(kcoro::test::run_until(h.ioc, [&] { return a.le->is_leader(); }));
     auto& b = h.add("b");
     h.settle();
     b.le->stop();
-    h.settle();
-    CHECK_FALSE(b.running);
+    REQUIRE(kcoro::test::run_until(h.ioc, [&] { return !b.running; }));
     CHECK_FALSE(b.le->released());
     a.le->stop();
-    h.settle();
-    CHECK_FALSE(a.running);
+    REQUIRE(kcoro::test::run_until(h.ioc, [&] { return !a.running; }));
     CHECK_FALSE(a.le->released());
     CHECK(h.lease().holder_identity == "a");  // kept: no release configured
 }
