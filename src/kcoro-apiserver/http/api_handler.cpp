@@ -102,6 +102,22 @@ struct api_handler::watch_params {
     table_options table;
 };
 
+const std::string& api_handler::event_line_for(const char* type, const object_ptr& obj) {
+    const std::pair<const json::object*, const char*> key{obj.get(), type};
+    auto it = line_cache_.find(key);
+    if (it != line_cache_.end()) {
+        return it->second.second;
+    }
+    constexpr std::size_t capacity = 4096;
+    if (line_order_.size() >= capacity) {
+        line_cache_.erase(line_order_.front());
+        line_order_.pop_front();
+    }
+    line_order_.push_back(key);
+    // The cache holds the object, so its address is not reused meanwhile.
+    return line_cache_.emplace(key, std::make_pair(obj, event_line(type, *obj))).first->second.second;
+}
+
 std::vector<table_column> api_handler::columns_for(const resource_def& def, std::string_view version) const {
     if (def.crd_name.empty()) {
         return table_columns(def.gvr.group, def.gvr.resource, nullptr, false);
@@ -420,16 +436,17 @@ asio::awaitable<void> api_handler::run_watch(watch_params p, io::http_stream_wri
     };
 
     // With Accept as=Table each event's object is a one-row Table.
-    auto line = [&](std::string_view type, const json::object& obj) {
+    auto append = [&](std::string& batch, const char* type, const object_ptr& obj) {
         if (!p.columns) {
-            return event_line(type, obj);
+            batch += event_line_for(type, obj);
+            return;
         }
         table_options to = p.table;
         to.now = clk_.wall_now();
-        std::vector<const json::object*> items{&obj};
-        json::object meta{{"resourceVersion", resource_version_of(obj)}};
-        return event_line(type, make_table(*p.columns, p.filter.gvr.group, p.filter.gvr.resource, items,
-                                           std::move(meta), to));
+        std::vector<const json::object*> items{obj.get()};
+        json::object meta{{"resourceVersion", resource_version_of(*obj)}};
+        batch += event_line(type, make_table(*p.columns, p.filter.gvr.group, p.filter.gvr.resource, items,
+                                             std::move(meta), to));
     };
 
     if (initial && p.send_initial_events.value_or(false) && !p.resource_version.empty() &&
@@ -457,7 +474,7 @@ asio::awaitable<void> api_handler::run_watch(watch_params p, io::http_stream_wri
         auto evs = store_.initial_events(p.filter);
         std::string batch;
         for (const auto& ev : evs) {
-            batch += line("ADDED", *ev.object);
+            append(batch, "ADDED", ev.object);
         }
         if (p.send_initial_events.value_or(false)) {
             batch += bookmark(last, true);
@@ -489,7 +506,7 @@ asio::awaitable<void> api_handler::run_watch(watch_params p, io::http_stream_wri
             const revision_t caught_up = store_.current_revision();
             std::string batch;
             for (const auto& ev : *evs) {
-                batch += line(to_string(ev.type), *ev.object);
+                append(batch, to_string(ev.type), ev.object);
             }
             last = std::max(last, caught_up);
             if (!batch.empty() && !co_await w.write(std::move(batch))) {

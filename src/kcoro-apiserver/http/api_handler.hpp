@@ -25,7 +25,9 @@
 #include <boost/json/object.hpp>
 
 #include <chrono>
+#include <deque>
 #include <functional>
+#include <map>
 #include <string>
 
 namespace kcoro::apiserver::http {
@@ -68,6 +70,10 @@ private:
     std::vector<table_column> columns_for(const resource_def& def, std::string_view version) const;
     boost::asio::awaitable<void> run_watch(watch_params p, io::http_stream_writer& w);
     io::http_reply handle_faults(const io::http_request& req);
+    /// The serialized `{"type":..,"object":..}` line of a stored object:
+    /// stored objects are shared and immutable, so every watcher of one
+    /// event reuses one serialization (a bounded FIFO cache).
+    const std::string& event_line_for(const char* type, const object_ptr& obj);
 
     object_store& store_;
     io::clock& clk_;
@@ -77,6 +83,8 @@ private:
     handler_options options_;
     log_sink log_;
     std::function<void()> close_streams_;
+    std::map<std::pair<const boost::json::object*, const char*>, std::pair<object_ptr, std::string>> line_cache_;
+    std::deque<std::pair<const boost::json::object*, const char*>> line_order_;
 };
 
 /// A Status error as an HTTP response (code, JSON body, Retry-After).
