@@ -14,6 +14,8 @@
 #include <kcoro/core/object.hpp>
 #include <kcoro/io/clock.hpp>
 
+#include <boost/asio/bind_cancellation_slot.hpp>
+#include <boost/asio/cancellation_signal.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/json/parse.hpp>
@@ -454,6 +456,30 @@ TEST_CASE("informer: late handlers get synthetic adds; throwing handlers do not 
     CHECK(late.log.empty());
 }
 
+TEST_CASE("informer: streaming list (sendInitialEvents) syncs without a list request") {
+    harness h;
+    h.create("default", "a");
+    h.create("default", "b");
+    auto o = options_for("default");
+    o.watcher.streaming_list = true;
+    rt::informer inf(*h.c, h.clk, h.ioc.get_executor(), o);
+    recorder rec;
+    inf.add_handlers(rec.handlers());
+    running r(h, inf);
+    const std::chrono::nanoseconds bound = 1min;
+    auto synced = h.run(inf.wait_for_sync(bound));
+    REQUIRE_MESSAGE(synced, (synced ? "" : synced.error().message()));
+    CHECK(inf.cache().size() == 2);
+    CHECK(inf.source().lists() == 0);
+    CHECK(inf.source().watches() == 1);
+    CHECK(inf.source().fsm().streaming_enabled());
+    // The same stream goes on as the watch.
+    h.create("default", "c");
+    REQUIRE(h.until([&] { return rec.count("add default/c") == 1; }));
+    CHECK(inf.source().watches() == 1);
+    CHECK(rec.log == std::vector<std::string>{"add default/a", "add default/b", "add default/c"});
+}
+
 TEST_CASE("informer: metadata-only keeps apiVersion, kind and metadata") {
     harness h;
     h.create("default", "a", "payload");
@@ -579,6 +605,20 @@ TEST_CASE("informer_factory: wait_for_sync reports a forbidden informer at once;
     CHECK(h.clk.now() == t0);
     cache.stop();
     REQUIRE(h.until([&] { return done; }));
+
+    // Cancelling run() (the manager's hard deadline) stops every informer and returns.
+    rt::informer_factory cancelled(*bob_client, h.clk, h.ioc.get_executor(), fo);
+    auto& cancelled_cms = cancelled.get_or_create(cms);
+    asio::cancellation_signal cancel;
+    bool cancelled_done = false;
+    asio::co_spawn(h.ioc, cancelled.run(), asio::bind_cancellation_slot(cancel.slot(), [&](std::exception_ptr e) {
+                       cancelled_done = true;
+                       if (e) std::rethrow_exception(e);
+                   }));
+    REQUIRE(h.until([&] { return cancelled_cms.source().fsm().state() == rt::watcher_state::watching; }));
+    cancel.emit(asio::cancellation_type::terminal);
+    REQUIRE(h.until([&] { return cancelled_done; }));
+    CHECK(cancelled_cms.source().fsm().state() == rt::watcher_state::stopped);
 
     // A factory stopped before it ran returns at once.
     rt::informer_factory idle(*bob_client, h.clk, h.ioc.get_executor(), fo);
