@@ -89,10 +89,10 @@ using reconcile_context_func =
 
 struct controller_options {
     /// Names the controller in logs and metrics (required; unique per manager).
-    std::string name;
+    std::string name{};
     /// The primary's group and kind, for the log fields controllerGroup/controllerKind.
-    std::string group;
-    std::string kind;
+    std::string group{};
+    std::string kind{};
     /// Reconciles in flight at once (MaxConcurrentReconciles).
     std::size_t max_concurrent_reconciles = 1;
     /// Per-key exponential backoff and overall bucket of the queue.
@@ -102,15 +102,15 @@ struct controller_options {
     /// controller_runtime_* and workqueue_* sinks (e.g. from
     /// server::metrics_registry::make_controller_metrics / make_workqueue_metrics);
     /// may be null.
-    std::shared_ptr<controller_metrics> metrics;
-    std::shared_ptr<workqueue_metrics> queue_metrics;
-    kcoro::logger log;
+    std::shared_ptr<controller_metrics> metrics{};
+    std::shared_ptr<workqueue_metrics> queue_metrics{};
+    kcoro::logger log{};
     /// 64 random bits for reconcile IDs; empty: a std::mt19937_64 seeded
     /// from std::random_device. Tests inject a deterministic one.
-    std::function<std::uint64_t()> random;
+    std::function<std::uint64_t()> random{};
     /// Awaited before workers start (e.g. the informers' wait_for_sync);
     /// empty: start at once.
-    std::function<boost::asio::awaitable<result<void>>(std::chrono::nanoseconds timeout)> wait_for_sync;
+    std::function<boost::asio::awaitable<result<void>>(std::chrono::nanoseconds timeout)> wait_for_sync{};
     std::chrono::nanoseconds cache_sync_timeout = std::chrono::minutes(2);
     /// How often unfinished work / longest running are reported (client-go: 500 ms).
     std::chrono::nanoseconds metrics_period = std::chrono::milliseconds(500);

@@ -87,12 +87,8 @@ void builder::check() const {
 }
 
 void builder::wire(controller& c) {
-    std::vector<informer*> infs;
     for (auto& src : sources_) {
         auto& inf = factory_.get_or_create(src.key);
-        if (std::find(infs.begin(), infs.end(), &inf) == infs.end()) {
-            infs.push_back(&inf);
-        }
         std::vector<predicate> ps = global_;
         ps.insert(ps.end(), src.predicates.begin(), src.predicates.end());
         predicate p = ps.empty() ? predicate{} : all_of(std::move(ps));
@@ -108,7 +104,6 @@ void builder::wire(controller& c) {
             break;
         }
     }
-    (void)infs;
 }
 
 namespace {
