@@ -13,7 +13,6 @@
 #include <kcoro/client/client.hpp>
 #include <kcoro/core/resource.hpp>
 #include <kcoro/io/clock.hpp>
-#include <kcoro/server/metrics_auth.hpp>
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
@@ -22,7 +21,6 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
-#include <boost/json/parse.hpp>
 #include <doctest/doctest.h>
 
 #include <string>
@@ -181,25 +179,6 @@ struct harness {
 };
 
 } // namespace
-
-TEST_CASE("bind addresses") {
-    using kcoro::server::parse_bind_address;
-    auto a = parse_bind_address(":8080");
-    REQUIRE(a);
-    CHECK(a->port() == 8080);
-    CHECK(a->address().is_unspecified());
-    auto b = parse_bind_address("127.0.0.1:0");
-    REQUIRE(b);
-    CHECK(b->address().to_string() == "127.0.0.1");
-    auto c = parse_bind_address("[::1]:9443");
-    REQUIRE(c);
-    CHECK(c->address().is_v6());
-    CHECK(c->port() == 9443);
-    CHECK(parse_bind_address("localhost:1")->address().is_loopback());
-    CHECK_FALSE(parse_bind_address("8080"));
-    CHECK_FALSE(parse_bind_address(":99999"));
-    CHECK_FALSE(parse_bind_address("example.com:80"));
-}
 
 TEST_CASE("bad flags and --help give exit codes; operators add their own flags") {
     harness h;
@@ -489,30 +468,4 @@ TEST_CASE("--metrics-secure: HTTPS; TokenReview and SubjectAccessReview per toke
     CHECK(**code == 0);
     api.stop();
     kcoro::test::run_until(ioc, [] { return false; }, 50ms);
-}
-
-TEST_CASE("metrics auth: request and answer shapes") {
-    using namespace kcoro::server;
-    CHECK(bearer_token("Bearer abc") == "abc");
-    CHECK(bearer_token("bearer  abc ") == "abc");
-    CHECK(bearer_token("Basic abc").empty());
-    CHECK(bearer_token("Bearer").empty());
-    auto tr = make_token_review("t");
-    CHECK(tr.at("spec").at("token") == "t");
-    auto u = read_token_review(boost::json::parse(
-        R"({"status":{"authenticated":true,"user":{"username":"u","uid":"1","groups":["g1","g2"],"extra":{"k":["v"]}}}})").as_object());
-    CHECK(u.authenticated);
-    CHECK(u.username == "u");
-    CHECK(u.groups == std::vector<std::string>{"g1", "g2"});
-    auto sar = make_subject_access_review(u, "/metrics", "get");
-    CHECK(sar.at("spec").at("user") == "u");
-    CHECK(sar.at("spec").at("uid") == "1");
-    CHECK(sar.at("spec").at("nonResourceAttributes").at("path") == "/metrics");
-    CHECK(sar.at("spec").at("extra").at("k").as_array().size() == 1);
-    std::string reason;
-    CHECK(read_subject_access_review(boost::json::parse(R"({"status":{"allowed":true,"reason":"rbac"}})").as_object(),
-                                     &reason));
-    CHECK(reason == "rbac");
-    CHECK_FALSE(read_subject_access_review(boost::json::parse(R"({"status":{}})").as_object()));
-    CHECK_FALSE(read_token_review(boost::json::object{}).authenticated);
 }

@@ -492,6 +492,14 @@ manager::~manager() = default;
 
 result<std::unique_ptr<manager>> manager::create(manager_options opts, manager_setup setup) {
     if (auto v = validate(opts); !v) return v.error();
+    if (opts.metrics_enabled()) {
+        if (auto ep = parse_bind_address(opts.metrics_bind_address); !ep)
+            return ep.error().with_context("--metrics-bind-address");
+    }
+    if (opts.probes_enabled()) {
+        if (auto ep = parse_bind_address(opts.health_probe_bind_address); !ep)
+            return ep.error().with_context("--health-probe-bind-address");
+    }
     auto level = parse_log_level(opts.log_level);
     auto format = parse_log_format(opts.log_format);
     if (!level) return error(kcoro_errc::invalid_config, "--log-level: unknown level \"" + opts.log_level + "\"");
@@ -511,6 +519,7 @@ result<std::unique_ptr<manager>> manager::create(manager_options opts, manager_s
         s.own_clock = std::make_unique<io::system_clock>();
         s.clk = s.own_clock.get();
     }
+    s.dog = watchdog(s.setup.watchdog_max_stall, s.clk->now());  // restarted by run()
     log_config lc;
     lc.level = *level;
     lc.format = *format;
