@@ -11,6 +11,7 @@
 #include "run_until.hpp"
 
 #include <kcoro/client/client.hpp>
+#include <kcoro/core/log.hpp>
 #include <kcoro/core/object.hpp>
 #include <kcoro/io/clock.hpp>
 
@@ -423,6 +424,15 @@ TEST_CASE("informer: late handlers get synthetic adds; throwing handlers do not 
     h.create("default", "b");
     auto o = options_for("default");
     o.resync_period = 10s;
+    struct capture final : kcoro::log_sink {
+        std::vector<std::string> lines;
+        void write(std::string_view line) override { lines.emplace_back(line); }
+    };
+    auto sink = std::make_shared<capture>();
+    kcoro::log_config lc;
+    lc.clock = [&] { return h.clk.wall_now(); };
+    lc.sink = sink;
+    o.log = kcoro::logger(lc);
     rt::informer inf(*h.c, h.clk, h.ioc.get_executor(), o);
     rt::event_handlers thrower;
     thrower.on_add = [](const object_ptr&) { throw std::runtime_error("handler bug"); };
@@ -431,6 +441,9 @@ TEST_CASE("informer: late handlers get synthetic adds; throwing handlers do not 
     const std::chrono::nanoseconds bound = 1min;
     REQUIRE(h.run(inf.wait_for_sync(bound)));
     CHECK(inf.handler_errors() == 2);
+    REQUIRE(sink->lines.size() == 2);
+    CHECK(sink->lines[0].find("event handler threw") != std::string::npos);
+    CHECK(sink->lines[0].find("handler bug") != std::string::npos);
 
     recorder late;
     auto id = inf.add_handlers(late.handlers());

@@ -179,7 +179,15 @@ struct informer::impl {
         if (p == watcher_phase::list && is_fatal_list_error(e)) {
             fatal_error = last_error;
         }
-        opts.log.error(last_error, "watcher request failed", {{"informer", name}});
+        // client-go's reflector logs expired watches and dropped streams
+        // quietly: both heal by themselves.
+        if (is_gone_or_expired(e)) {
+            opts.log.info("watch expired, relisting", {{"informer", name}, {"error", last_error.message()}});
+        } else if (p == watcher_phase::watch_stream && is_transport_error(e)) {
+            opts.log.debug("watch stream broke, resuming", {{"informer", name}, {"error", last_error.message()}});
+        } else {
+            opts.log.error(last_error, "watcher request failed", {{"informer", name}});
+        }
         notify();
     }
 
