@@ -681,6 +681,10 @@ asio::awaitable<void> watch_too_old(ctx& x) {
     }
     auto a = co_await x.create_cm("old", "a");
     co_await x.create_cm("mid", "b");  // compaction at a later revision than the watch's
+    const kcoro::list_options first_page{.limit = 1};
+    auto page = must(co_await x.c.list(x.cms, x.ns, first_page), "first page");
+    EXPECT(!page.continue_token.empty(), "a continue token");
+    co_await x.create_cm("after-page", "c");  // the page's snapshot is older than the compaction
     kcoro::api_request req;
     req.method = kcoro::http_method::post;
     req.target = "/kcoro/faults";
@@ -704,8 +708,12 @@ asio::awaitable<void> watch_too_old(ctx& x) {
     EXPECT(kcoro::is_gone_or_expired(err), "410: " + err.message());
     EXPECT(err.api_status() && err.api_status()->code == 410, "code 410");
     EXPECT(err.api_status()->message.find("too old resource version") != std::string::npos, "message: " + err.api_status()->message);
-    // A list continue token from before the compaction is expired too.
-    // (A fresh list still works.)
+    // A continue token from before the compaction is expired too.
+    kcoro::list_options next_page{.limit = 1};
+    next_page.continue_token = page.continue_token;
+    auto rn = co_await x.c.list(x.cms, x.ns, next_page);
+    must_fail(rn, kcoro::api_errc::expired, "The provided continue parameter is too old", "continue after compaction");
+    // A fresh list still works.
     const kcoro::list_options lo{};
     must(co_await x.c.list(x.cms, x.ns, lo), "list after compaction");
 }
