@@ -240,7 +240,7 @@ asio::awaitable<void> controller::impl::process(object_key key) {
         if (!panicked) {
             ctx.log.error(err, "Reconciler error", {{"terminal", d.terminal}});
         }
-    } else {
+    } else if (ctx.log.enabled(log_level::debug)) {
         ctx.log.debug("Reconcile done", {{"result", d.op == queue_op::forget ? "success" : "requeue"}});
     }
 
