@@ -5,10 +5,13 @@
 //  2. event-to-reconcile-start latency, p50/p99 over 1,000 updates of one
 //     ConfigMap: from just before the update is sent to the start of the
 //     reconcile that sees it (informer watch -> cache -> handler -> queue ->
-//     reconcile). kcoro-apiserver runs IN PROCESS on the same io_context
-//     (one thread shared by server, client, informer and controller).
+//     reconcile). By default kcoro-apiserver runs IN PROCESS on the same
+//     io_context (one thread shared by server, client, informer and
+//     controller); `--server URL` uses a kcoro-apiserver in another process
+//     instead (e.g. `kcoro-apiserver --plain --listen 127.0.0.1:PORT`).
 //
 //   meson test -C build-release --benchmark --suite bench controller_bench -v
+//   build-release/test/bench/controller_bench --server http://127.0.0.1:PORT
 #include "server.hpp"
 
 #include <kcoro/client/client.hpp>
@@ -74,16 +77,16 @@ void throughput(std::size_t concurrency, std::size_t keys, int rounds) {
     ioc.poll();
 }
 
-void latency(int updates) {
+void latency(int updates, const std::string& url) {
     asio::io_context ioc;
     kcoro::io::system_clock clk;
     kcoro::apiserver::server srv(ioc.get_executor(), clk, {});
-    if (!srv.start()) {
+    if (url.empty() && !srv.start()) {
         std::printf("latency: server did not start\n");
         return;
     }
     kcoro::client::client_config cfg;
-    cfg.server = srv.url();
+    cfg.server = url.empty() ? srv.url() : url;
     auto admin = kcoro::client::client::create(cfg, clk).value();
     auto op = kcoro::client::client::create(cfg, clk).value();
     kcoro::runtime::informer_factory factory(*op, clk, ioc.get_executor());
@@ -150,20 +153,23 @@ void latency(int updates) {
     }
     std::sort(us.begin(), us.end());
     auto pct = [&](double p) { return us.empty() ? 0.0 : us[std::min(us.size() - 1, static_cast<std::size_t>(p * us.size()))]; };
-    std::printf("event-to-reconcile-start latency (in-process kcoro-apiserver, %zu updates, %d missed): "
+    std::printf("event-to-reconcile-start latency (%s kcoro-apiserver, %zu updates, %d missed): "
                 "p50 %.0f us, p99 %.0f us, max %.0f us\n",
-                us.size(), missed, pct(0.50), pct(0.99), us.empty() ? 0.0 : us.back());
+                url.empty() ? "in-process" : "out-of-process", us.size(), missed, pct(0.50), pct(0.99), us.empty() ? 0.0 : us.back());
+    (void)run(admin->remove(kcoro::resources::configmaps(), {"default", "lat"}));
     ctl->stop();
     factory.stop();
-    srv.stop(0ms);
+    if (url.empty()) srv.stop(0ms);
     ioc.run_for(200ms);
 }
 
 } // namespace
 
-int main() {
+int main(int argc, char** argv) {
+    std::string url;
+    if (argc == 3 && std::string(argv[1]) == "--server") url = argv[2];
     throughput(1, 100000, 3);
     throughput(4, 100000, 3);
-    latency(1000);
+    latency(1000, url);
     return 0;
 }
