@@ -9,6 +9,7 @@
 #include <boost/asio/bind_cancellation_slot.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
+#include <boost/asio/post.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
 #include <algorithm>
@@ -86,7 +87,8 @@ void http_server::impl::soft_stop(detail::session_state& st) {
     }
 }
 
-void http_server::impl::hard_stop(detail::session_state& st) {
+void http_server::impl::hard_stop(const std::shared_ptr<detail::session_state>& sp) {
+    auto& st = *sp;
     boost::system::error_code ignored;
     st.stop_requested = true;
     if (st.stream_stop) {
@@ -95,7 +97,12 @@ void http_server::impl::hard_stop(detail::session_state& st) {
     if (st.socket) {
         st.socket->close(ignored);
     }
-    st.cancel.emit(asio::cancellation_type::terminal);
+    // Emit from a handler that keeps the session state alive: co_spawn's
+    // cancellation handler (in st.cancel's slot) re-dispatches the emit to the
+    // session's executor, and if the session finished and dropped the state
+    // before that ran, it would touch freed memory. On the io_context's
+    // thread the inner dispatch runs inline, while `sp` is held.
+    asio::post(ex, [sp] { sp->cancel.emit(asio::cancellation_type::terminal); });
 }
 
 void http_server::impl::remove(const std::shared_ptr<detail::session_state>& st) {
@@ -149,7 +156,7 @@ void http_server::stop(std::chrono::milliseconds grace) {
     std::vector<std::shared_ptr<detail::session_state>> all(s.sessions.begin(), s.sessions.end());
     if (grace.count() <= 0) {
         for (auto& st : all) {
-            s.hard_stop(*st);
+            s.hard_stop(st);
         }
         return;
     }
@@ -163,7 +170,7 @@ void http_server::stop(std::chrono::milliseconds grace) {
         co_await srv->clk.sleep_for(g);
         std::vector<std::shared_ptr<detail::session_state>> left(srv->sessions.begin(), srv->sessions.end());
         for (auto& st : left) {
-            srv->hard_stop(*st);
+            srv->hard_stop(st);
         }
     };
     asio::co_spawn(s.ex, terminal(self, grace), asio::detached);

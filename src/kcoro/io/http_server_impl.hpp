@@ -51,7 +51,7 @@ struct http_server::impl : std::enable_shared_from_this<http_server::impl> {
     /// Ends one session's stream (if streaming) or its idle wait.
     void soft_stop(detail::session_state& st);
     /// Closes the connection and cancels the session coroutine.
-    void hard_stop(detail::session_state& st);
+    void hard_stop(const std::shared_ptr<detail::session_state>& st);
     void remove(const std::shared_ptr<detail::session_state>& st);
 };
 
