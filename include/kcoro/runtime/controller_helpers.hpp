@@ -43,6 +43,7 @@
 #include <boost/json/value.hpp>
 
 #include <functional>
+#include <iosfwd>
 #include <string>
 #include <string_view>
 
@@ -98,6 +99,8 @@ struct write_result {
     object_ptr object;  // the object as the server last answered (or as read)
     write_op op = write_op::none;
 };
+/// "created demo-observed@rv 7", for test failures and logs.
+std::ostream& operator<<(std::ostream& os, const write_result& r);
 
 /// Adjusts `desired` from what exists before comparing (e.g. keep replicas
 /// another controller manages). May be empty.

@@ -5,6 +5,7 @@
 
 #include <boost/json/serialize.hpp>
 
+#include <ostream>
 #include <utility>
 
 namespace kcoro::runtime {
@@ -189,6 +190,14 @@ std::string_view to_string(write_op op) noexcept {
     case write_op::updated: return "updated";
     }
     return "?";
+}
+
+std::ostream& operator<<(std::ostream& os, const write_result& r) {
+    os << to_string(r.op);
+    if (r.object) {
+        os << ' ' << key_of(*r.object).str() << "@rv " << resource_version_of(*r.object);
+    }
+    return os;
 }
 
 // --- coroutines ------------------------------------------------------------
