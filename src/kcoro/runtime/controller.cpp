@@ -8,6 +8,7 @@
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/system/errc.hpp>
+#include <boost/system/system_error.hpp>
 
 #include <algorithm>
 #include <cstdio>
@@ -282,8 +283,16 @@ asio::awaitable<void> controller::run() {
 
     if (s.opts.wait_for_sync) {
         s.log.info("Waiting for caches to sync");
-        auto wait = s.opts.wait_for_sync(s.opts.cache_sync_timeout);
-        auto synced = co_await std::move(wait);
+        result<void> synced = error(kcoro_errc::cancelled, "cancelled while waiting for caches to sync");
+        try {
+            auto wait = s.opts.wait_for_sync(s.opts.cache_sync_timeout);
+            synced = co_await std::move(wait);
+        } catch (const boost::system::system_error&) {
+            // Cancelled (operation_aborted thrown by an await after the
+            // cancellation): nothing started, nothing to drain.
+            s.queue.shut_down();
+            co_return;
+        }
         if (!synced) {
             s.last_error = synced.error().with_context("wait for caches to sync");
             s.log.error(s.last_error, "Could not wait for Cache to sync", {{"timeout",

@@ -370,3 +370,34 @@ TEST_CASE("a cache sync error ends run() without reconciling") {
     CHECK(calls == 0);
     CHECK(kcoro::is_forbidden(ctl.last_error()));
 }
+
+TEST_CASE("cancelling run() while it waits for the caches returns without reconciling") {
+    asio::io_context ioc;
+    kcoro::io::manual_clock clk;
+    int calls = 0;
+    kcoro::runtime::controller_options o;
+    o.name = "sync-cancel";
+    o.wait_for_sync = [&clk](std::chrono::nanoseconds) -> asio::awaitable<result<void>> {
+        auto ec = co_await clk.sleep_for(1h);
+        if (ec) co_return kcoro::error(kcoro::kcoro_errc::cancelled, "cancelled");
+        co_return result<void>{};
+    };
+    kcoro::runtime::controller ctl(ioc.get_executor(), clk, o,
+                                   [&](const object_key&) -> asio::awaitable<result<reconcile_result>> {
+                                       ++calls;
+                                       co_return reconcile_result{};
+                                   });
+    ctl.enqueue(a);
+    asio::cancellation_signal cancel;
+    auto body = [&]() -> asio::awaitable<bool> {
+        co_await ctl.run();
+        co_return true;
+    };
+    auto done = kcoro::test::start(ioc, body(), &cancel);
+    ioc.poll();
+    CHECK_FALSE(done->has_value());
+    cancel.emit(asio::cancellation_type::terminal);
+    CHECK(kcoro::test::run_until(ioc, [&] { return done->has_value(); }, 5s));
+    CHECK(calls == 0);
+    CHECK(clk.sleepers() == 0);
+}
