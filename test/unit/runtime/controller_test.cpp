@@ -401,3 +401,48 @@ TEST_CASE("cancelling run() while it waits for the caches returns without reconc
     CHECK(calls == 0);
     CHECK(clk.sleepers() == 0);
 }
+
+TEST_CASE("workqueue metrics: adds, retries and the periodic unfinished-work report; stop ends the reporter") {
+    struct fake_queue_metrics final : kcoro::workqueue_metrics {
+        int adds = 0, retries = 0, unfinished = 0;
+        void add() override { ++adds; }
+        void set_depth(std::int64_t) override {}
+        void queue_latency(double) override {}
+        void work_duration(double) override {}
+        void set_unfinished_work(double) override { ++unfinished; }
+        void set_longest_running(double) override {}
+        void retry() override { ++retries; }
+    };
+    asio::io_context ioc;
+    kcoro::io::manual_clock clk;
+    auto qm = std::make_shared<fake_queue_metrics>();
+    kcoro::runtime::controller_options o;
+    o.name = "qm";
+    o.queue_metrics = qm;
+    o.rate_limiter.bucket = std::nullopt;
+    int calls = 0;
+    kcoro::runtime::controller ctl(ioc.get_executor(), clk, o,
+                                   [&](const object_key&) -> asio::awaitable<result<reconcile_result>> {
+                                       if (++calls == 1) co_return kcoro::error(kcoro::api_errc::internal_error, "x");
+                                       co_return reconcile_result{};
+                                   });
+    auto body = [&]() -> asio::awaitable<bool> {
+        co_await ctl.run();
+        co_return true;
+    };
+    auto done = kcoro::test::start(ioc, body());
+    ctl.enqueue(a);
+    ioc.poll();
+    clk.advance(5ms);
+    ioc.poll();
+    CHECK(calls == 2);
+    CHECK(qm->adds >= 2);
+    CHECK(qm->retries == 1);
+    const int before = qm->unfinished;
+    clk.advance(500ms);
+    ioc.poll();
+    CHECK(qm->unfinished > before);
+    ctl.stop();
+    CHECK(kcoro::test::run_until(ioc, [&] { return done->has_value(); }, 5s));
+    CHECK(clk.sleepers() == 0);
+}
