@@ -13,7 +13,7 @@
 // different keys enqueues both.
 //
 // Lifetime: the handlers capture the controller by reference; register them
-// through controller::watch so they are removed with it.
+// through controller::watch, which makes them no-ops once the controller is gone.
 // Thread safety: none (the informer's io_context thread).
 #pragma once
 
