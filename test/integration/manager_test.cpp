@@ -2,7 +2,9 @@
 // readiness after sync, liveness from the watchdog, the probe server, graceful
 // stop (in-flight work finishes, or is cancelled past the deadline), and two
 // managers with leader election (only one runs its leader-gated runnable; on
-// failed renewals the old one stops before the new one starts).
+// failed renewals the old one stops before the new one starts), and a
+// "crash" (run_async cancelled: everything stops at once, no lease release,
+// the standby leads after the lease expired; the manager is then destroyed).
 #include <kcoro/server/manager.hpp>
 
 #include "scripted_server.hpp"
@@ -15,14 +17,19 @@
 #include <kcoro/io/clock.hpp>
 
 #include <boost/asio/as_tuple.hpp>
+#include <boost/asio/bind_cancellation_slot.hpp>
+#include <boost/asio/cancellation_signal.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
+#include <boost/system/system_error.hpp>
 #include <doctest/doctest.h>
 
+#include <exception>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -468,4 +475,170 @@ TEST_CASE("--metrics-secure: HTTPS; TokenReview and SubjectAccessReview per toke
     CHECK(**code == 0);
     api.stop();
     kcoro::test::run_until(ioc, [] { return false; }, 50ms);
+}
+
+namespace {
+
+// Counts every request attempt a client finished, and when it last wrote.
+struct request_counter final : kcoro::request_metrics {
+    explicit request_counter(kcoro::io::clock& c) : clk(c) {}
+    void observe(std::string_view, std::string_view method, std::string_view, std::string_view,
+                 double) override {
+        ++total;
+        if (method == "POST" || method == "PUT" || method == "PATCH" || method == "DELETE") {
+            ++writes;
+            last_write = clk.now();
+        }
+    }
+    kcoro::io::clock& clk;
+    int total = 0;
+    int writes = 0;
+    kcoro::steady_time last_write{};
+};
+
+void watch_leases(manager& m) {
+    kcoro::runtime::informer_key key;
+    key.gvr = kcoro::resources::leases();
+    m.cache().get_or_create(key);
+}
+
+bool is_operation_aborted(std::exception_ptr e) {
+    try {
+        std::rethrow_exception(e);
+    } catch (const boost::system::system_error& x) {
+        return x.code() == asio::error::operation_aborted;
+    } catch (...) {
+        return false;
+    }
+}
+
+} // namespace
+
+TEST_CASE("cancelling run_async is a crash: all stops at once, no release; the standby leads after the lease expires") {
+    harness h;
+    auto o = h.options();
+    o.leader_elect = true;
+    o.leader_election_id = "crash-lock";
+    o.leader_election_namespace = "default";
+    // m1 on its own client, to count what it sends.
+    request_counter sent(h.clk);
+    kcoro::client::client_config cfg;
+    cfg.server = h.srv.url();
+    kcoro::client::client_options co;
+    co.metrics = &sent;
+    auto c1 = kcoro::client::client::create(cfg, h.clk, co).value();
+    auto s1 = h.setup("m1");
+    s1.client = c1.get();
+    s1.client_config.reset();
+    s1.leader_election_release_on_cancel = true;  // a crash releases nothing all the same
+    auto m1 = h.make(o, s1);
+    auto m2 = h.make(o, h.setup("m2"));
+    fake_runnable r1("m1", true, h.clk, h.log);
+    fake_runnable b1("m1-background", false, h.clk, h.log);
+    fake_runnable r2("m2", true, h.clk, h.log);
+    m1->add(r1);
+    m1->add(b1);
+    m1->recorder();
+    watch_leases(*m1);  // an informer (watch) too
+    m2->add(r2);
+
+    asio::cancellation_signal crash;
+    std::optional<std::exception_ptr> outcome1;
+    std::optional<int> code1;
+    auto on_done = [&](std::exception_ptr e, int c) {
+        outcome1 = e;
+        code1 = c;
+    };
+    asio::co_spawn(h.ioc, m1->run_async(), asio::bind_cancellation_slot(crash.slot(), on_done));
+    REQUIRE(h.wait([&] { return r1.running; }));
+    auto code2 = kcoro::test::start(h.ioc, m2->run_async());
+    h.advance_until([] { return false; }, 5s);  // m1 renews, m2 waits
+    REQUIRE(m1->is_leader());
+    REQUIRE_FALSE(m2->is_leader());
+    REQUIRE(sent.writes >= 2);  // created, then renewed the lease
+
+    // The crash: no clock time passes until run_async completed.
+    const auto crashed_at = h.clk.now();
+    crash.emit(asio::cancellation_type::terminal);
+    REQUIRE(h.wait([&] { return outcome1.has_value(); }));
+    CHECK(h.clk.now() == crashed_at);
+    REQUIRE(*outcome1);
+    CHECK(is_operation_aborted(*outcome1));
+    CHECK_FALSE(m1->is_leader());
+    CHECK_FALSE(r1.running);
+    CHECK(r1.cancelled);  // cancelled, not stopped gracefully
+    CHECK_FALSE(b1.running);
+    CHECK(b1.cancelled);
+    REQUIRE(m1->elector());
+    CHECK_FALSE(m1->elector()->released());
+    const int sent_at_crash = sent.total;
+    const auto last_renewal = sent.last_write;
+
+    // The standby takes over only once the old lease expired (15 s after
+    // m1's last renewal, as m2 observed it: within one retry period).
+    REQUIRE(h.advance_until([&] { return r2.running; }, 40s));
+    CHECK(m2->is_leader());
+    CHECK(h.clk.now() - last_renewal >= 15s);
+    CHECK(h.clk.now() - last_renewal <= 15s + 2 * 2s + 200ms);
+    CHECK(sent.total == sent_at_crash);  // the crashed manager sent nothing more
+    CHECK(h.log == std::vector<std::string>{"m1-background start", "m1 start", "m1 cancelled",
+                                            "m1-background cancelled", "m2 start"});
+
+    // Destroyed while the io_context keeps going (ASan/valgrind: clean).
+    m1.reset();
+    h.advance_until([] { return false; }, 3s);
+    CHECK(sent.total == sent_at_crash);
+    CHECK(m2->is_leader());
+    m2->request_stop();
+    REQUIRE(h.advance_until([&] { return code2->has_value(); }, 5s));
+    CHECK(**code2 == 0);
+}
+
+TEST_CASE("cancelling run_async while the caches sync; destroying managers never run or finished") {
+    harness h;
+    {
+        auto never = h.make(h.options(), h.setup("never"));  // never run: destroyed as is
+        never->recorder();
+        watch_leases(*never);
+    }
+    // Lists hang (delayed on the manual clock): the crash comes mid-sync.
+    kcoro::apiserver::http::fault_rule f;
+    f.action = kcoro::apiserver::http::fault_action::delay;
+    f.verb = "list";
+    f.resource = "leases";
+    f.count = 0;
+    f.delay = 1h;
+    h.srv.faults().add(f);
+    auto m = h.make(h.options(), h.setup("m1"));
+    fake_runnable b("bg", false, h.clk, h.log);
+    fake_runnable g("gated", true, h.clk, h.log);
+    m->add(b);
+    m->add(g);
+    watch_leases(*m);
+    asio::cancellation_signal crash;
+    std::optional<std::exception_ptr> outcome;
+    auto on_done = [&](std::exception_ptr e, int) { outcome = e; };
+    asio::co_spawn(h.ioc, m->run_async(), asio::bind_cancellation_slot(crash.slot(), on_done));
+    REQUIRE(h.wait([&] { return b.running; }));
+    h.advance_until([] { return false; }, 1s);
+    CHECK_FALSE(m->cache_synced());
+    crash.emit(asio::cancellation_type::terminal);
+    REQUIRE(h.wait([&] { return outcome.has_value(); }));
+    REQUIRE(*outcome);
+    CHECK(is_operation_aborted(*outcome));
+    CHECK(h.log == std::vector<std::string>{"bg start", "bg cancelled"});
+    m.reset();
+    h.srv.faults().clear();
+    h.advance_until([] { return false; }, 2s);
+
+    // Finished normally, then destroyed.
+    auto done = h.make(h.options(), h.setup("m2"));
+    watch_leases(*done);
+    auto code = kcoro::test::start(h.ioc, done->run_async());
+    REQUIRE(h.advance_until([&] { return done->cache_synced(); }, 5s));
+    done->request_stop();
+    REQUIRE(h.advance_until([&] { return code->has_value(); }, 5s));
+    CHECK(**code == 0);
+    done.reset();
+    h.advance_until([] { return false; }, 1s);
 }

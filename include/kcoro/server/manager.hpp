@@ -33,10 +33,22 @@
 //       return mgr.run();
 //   }
 //
+// Cancelling run_async() (terminal cancellation through the completion
+// token's slot) is a crash as far as the outside world can tell: every
+// runnable is cancelled at once (no stop(), no graceful timeout, no lease
+// release even with release-on-cancel), is_leader() turns false, and no
+// API request is sent once run_async() completed. The standby takes over
+// only when the lease expires. run_async() then completes by throwing
+// boost::system::system_error(asio::error::operation_aborted) (asio's usual
+// result of a cancelled operation; distinct from exit_failure), after every
+// coroutine the manager spawned finished, so the manager may be destroyed
+// right away while the io_context keeps running.
+//
 // Lifetime: the manager owns what it creates; borrowed objects (an injected
 // io_context, clock or client; runnables added by reference) must outlive it.
-// run()/run_async() must have returned before the manager is destroyed;
-// destroy it before an injected io_context. Thread safety: none;
+// run()/run_async() must have completed (returned, thrown, or never been
+// started) before the manager is destroyed; destroy it before an injected
+// io_context. Thread safety: none;
 // everything runs on the io_context's one thread (request_stop() may be called
 // from a handler on it; signals arrive through asio::signal_set).
 #pragma once
@@ -178,7 +190,8 @@ public:
     /// the exit code (exit_ok, exit_failure). Runs ctx() itself.
     int run();
     /// The same as a coroutine on ctx(), for in-process tests (several
-    /// managers on one io_context).
+    /// managers on one io_context). Cancelling it is a crash (see the file
+    /// comment): it then throws system_error(operation_aborted).
     boost::asio::awaitable<int> run_async();
     /// Starts the graceful stop (as SIGTERM does). Idempotent.
     void request_stop();

@@ -262,8 +262,9 @@ std::string flag_set::usage() const {
 
 void add_manager_flags(flag_set& flags, manager_options& o) {
     flags.add_string("kubeconfig", &o.kubeconfig,
-                     "Path to a kubeconfig. Only required if out-of-cluster; defaults to $KUBECONFIG, then "
-                     "~/.kube/config, then the in-cluster service account.");
+                     "Path to a kubeconfig. Only required if out-of-cluster; defaults to $KUBECONFIG, then the "
+                     "in-cluster service account (when KUBERNETES_SERVICE_HOST/_PORT are set), then "
+                     "~/.kube/config.");
     flags.add_string("metrics-bind-address", &o.metrics_bind_address,
                      "The address the metrics endpoint binds to. Use 0 to disable the metrics service.");
     flags.add_string("health-probe-bind-address", &o.health_probe_bind_address,

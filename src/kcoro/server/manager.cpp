@@ -14,11 +14,13 @@
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 #include <boost/asio/experimental/awaitable_operators.hpp>
+#include <boost/asio/post.hpp>
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/ssl/context.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
+#include <boost/system/system_error.hpp>
 
 #include <unistd.h>
 
@@ -121,6 +123,7 @@ struct manager::impl {
     asio::cancellation_signal watchdog_cancel;
     asio::cancellation_signal sync_cancel;
     bool watchdog_running = false;
+    bool sync_waiter_running = false;
 
     // Phases of the start order (see run_async).
     bool running = false;
@@ -130,6 +133,7 @@ struct manager::impl {
     bool stop_requested = false;
     bool leadership_lost = false;
     bool runnable_failed = false;
+    bool crashed = false;             // run_async() was cancelled
     int signals_seen = 0;
 
     impl(manager_options o, manager_setup s)
@@ -146,7 +150,7 @@ struct manager::impl {
         log.debug("starting runnable", {{"runnable", e.r->name()}});
         auto done = [this, &e](std::exception_ptr ex) {
             e.finished = true;
-            if (ex) {
+            if (ex && !crashed) {
                 try {
                     std::rethrow_exception(ex);
                 } catch (const std::exception& x) {
@@ -200,6 +204,10 @@ struct manager::impl {
             auto w = wake->async_wait(asio::as_tuple(asio::use_awaitable));
             auto race = std::move(s) || std::move(w);
             co_await std::move(race);
+            // run_async() cancelled: out to run_guarded (crash_now).
+            auto cs = co_await asio::this_coro::cancellation_state;
+            if (cs.cancelled() != asio::cancellation_type::none)
+                throw boost::system::system_error(asio::error::operation_aborted, "manager: cancelled");
         }
         co_return true;
     }
@@ -271,6 +279,9 @@ struct manager::impl {
 
     asio::awaitable<int> run();
     asio::awaitable<int> shut_down(int code);
+    asio::awaitable<int> run_guarded();
+    void crash_now();
+    asio::awaitable<void> reap();
 };
 
 // ----------------------------------------------------------------------------
@@ -369,7 +380,11 @@ asio::awaitable<int> manager::impl::run() {
             sync->emplace(std::move(r));
             notify();
         };
-        asio::co_spawn(ex, waiter, asio::bind_cancellation_slot(sync_cancel.slot(), asio::detached));
+        sync_waiter_running = true;
+        asio::co_spawn(ex, waiter, asio::bind_cancellation_slot(sync_cancel.slot(), [this](std::exception_ptr) {
+                           sync_waiter_running = false;
+                           notify();
+                       }));
         const auto forever = clk->now() + std::chrono::hours(24 * 365);
         auto synced_or_stopped = [&] { return sync->has_value() || stop_requested; };
         co_await wait_for(synced_or_stopped, forever);
@@ -481,6 +496,90 @@ asio::awaitable<int> manager::impl::shut_down(int code) {
     }
     running = false;
     log.info("stopped", {{"exitCode", code}});
+    co_return code;
+}
+
+// ----------------------------------------------------------------------------
+// CANCELLATION of run_async() (a "crash" in an in-process simulation): to the
+// outside world the manager stops as a killed process would: every runnable
+// (informers, elector, recorders, controllers) is cancelled at once, with no
+// graceful stop and no lease release; no request is sent once run_async()
+// completed. Inside, nothing is left behind: run_async() completes only after
+// every coroutine the manager spawned finished, so the manager can then be
+// destroyed (and the io_context keep running other things).
+// ----------------------------------------------------------------------------
+void manager::impl::crash_now() {
+    if (crashed) return;
+    crashed = true;
+    stop_requested = true;
+    leading = false;
+    log.info("run cancelled: stopping at once (no graceful stop, no lease release)");
+    for (auto& e : entries) {
+        if (e.started && !e.finished) e.cancel.emit(asio::cancellation_type::terminal);
+    }
+    if (sync_waiter_running) sync_cancel.emit(asio::cancellation_type::terminal);
+    if (watchdog_running) watchdog_cancel.emit(asio::cancellation_type::terminal);
+    if (metrics_srv) metrics_srv->stop(std::chrono::milliseconds(0));
+    if (probe_srv) probe_srv->stop(std::chrono::milliseconds(0));
+    if (signals) {
+        boost::system::error_code ec;
+        signals->cancel(ec);
+    }
+    if (opts.leader_elect) metrics.set_leader(opts.leader_election_id, false);
+}
+
+// Waits (no deadline: runnables must honour cancellation, runnable.hpp) until
+// nothing the manager spawned is left; whatever is still running after the
+// stop order is cancelled first.
+asio::awaitable<void> manager::impl::reap() {
+    auto ex = co_await asio::this_coro::executor;
+    if (!wake) wake.emplace(ex, asio::steady_timer::time_point::max());
+    auto left = [&] {
+        for (auto& e : entries) {
+            if (e.started && !e.finished) return true;
+        }
+        return watchdog_running || sync_waiter_running;
+    };
+    if (left()) {
+        for (auto& e : entries) {
+            if (e.started && !e.finished) e.cancel.emit(asio::cancellation_type::terminal);
+        }
+        if (sync_waiter_running) sync_cancel.emit(asio::cancellation_type::terminal);
+        if (watchdog_running) watchdog_cancel.emit(asio::cancellation_type::terminal);
+    }
+    while (left()) {
+        co_await wake->async_wait(asio::as_tuple(asio::use_awaitable));
+    }
+    // The servers' sessions call into the manager (handlers capture it):
+    // they end soon after stop(0) (cancelled socket operations); bounded.
+    for (int i = 0; i < 100000; ++i) {
+        const bool sessions = (metrics_srv && metrics_srv->session_count() > 0) ||
+                              (probe_srv && probe_srv->session_count() > 0);
+        if (!sessions) break;
+        co_await asio::post(ex, asio::use_awaitable);
+    }
+    running = false;
+}
+
+asio::awaitable<int> manager::impl::run_guarded() {
+    int code = exit_failure;
+    std::exception_ptr failure;
+    try {
+        code = co_await run();
+    } catch (...) {
+        failure = std::current_exception();
+    }
+    auto cs = co_await asio::this_coro::cancellation_state;
+    const bool cancelled = cs.cancelled() != asio::cancellation_type::none;
+    if (cancelled || failure) crash_now();
+    // Waiting for the cancelled runnables must not throw at once.
+    co_await asio::this_coro::reset_cancellation_state();
+    co_await reap();
+    if (cancelled) {
+        log.info("stopped (cancelled)");
+        throw boost::system::system_error(asio::error::operation_aborted, "manager::run_async cancelled");
+    }
+    if (failure) std::rethrow_exception(failure);
     co_return code;
 }
 
@@ -651,7 +750,7 @@ void manager::add_readyz_check(std::string name, health_check check) {
 }
 const health_handler& manager::probes() const noexcept { return impl_->probes; }
 
-asio::awaitable<int> manager::run_async() { return impl_->run(); }
+asio::awaitable<int> manager::run_async() { return impl_->run_guarded(); }
 
 int manager::run() {
     auto& ioc = *impl_->ioc;
