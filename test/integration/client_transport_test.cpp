@@ -138,6 +138,37 @@ TEST_CASE("a reused connection the server closed while idle is replaced, once") 
     CHECK(srv.failures().empty());
 }
 
+TEST_CASE("a write whose reused connection closes before any answer is not replayed (it may have committed)") {
+    asio::io_context ioc;
+    kcoro::io::system_clock clk;
+    step lost;
+    lost.expect.method = "PATCH";
+    lost.expect.path = "/b";
+    lost.answer.fail = fault::close_before_reply;  // the lost acknowledgement
+    scripted_server srv(ioc, {ok("/a"), lost, ok("/c")});
+    auto t = make(clk, srv);
+    auto r1 = run(ioc, t->send(get("/a")));
+    REQUIRE(r1.has_value());
+    REQUIRE(r1->has_value());
+    REQUIRE(t->idle_connections() == 1);
+    kcoro::api_request patch;
+    patch.method = kcoro::http_method::patch;
+    patch.verb = "patch";
+    patch.target = "/b";
+    patch.content_type = "application/merge-patch+json";
+    patch.body = "{}";
+    auto r2 = run(ioc, t->send(patch));
+    REQUIRE(r2.has_value());
+    REQUIRE_FALSE(r2->has_value());
+    CHECK(kcoro::is_transport_error(r2->error()));
+    // Sent exactly once: the next request is the GET, on a new connection.
+    auto r3 = run(ioc, t->send(get("/c")));
+    REQUIRE(r3.has_value());
+    CHECK(r3->has_value());
+    CHECK(srv.connections() == 2);
+    CHECK(srv.failures().empty());
+}
+
 TEST_CASE("a connection dropped mid-response is a transport error, reported as <error>") {
     asio::io_context ioc;
     kcoro::io::system_clock clk;

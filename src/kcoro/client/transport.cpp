@@ -97,13 +97,23 @@ asio::awaitable<result<http_response>> transport::attempt(const api_request& req
     auto start = clk_.now();
     auto deadline = start + req.timeout.value_or(opts_.request_timeout);
     auto msg = make_request(req, endpoint_, opts_, token);
-    // At most one replay, and only on a reused connection the server had closed.
+    // Writes are never replayed once sent: a connection closed after the
+    // request went out may have committed it (the lost acknowledgement), and
+    // the caller must re-read instead (client-go retries only GETs on a reset).
+    // A GET is replayed once when a reused connection was closed before any
+    // answer (the server closed it while idle, racing our request).
+    const bool replayable = req.method == http_method::get;
     for (int tries = 0;; ++tries) {
         std::unique_ptr<connection> conn;
-        if (!idle_.empty()) {
+        while (!idle_.empty() && !conn) {
             conn = std::move(idle_.back());
             idle_.pop_back();
-        } else {
+            if (conn->idle_peer_closed()) {
+                conn->close();
+                conn.reset();
+            }
+        }
+        if (!conn) {
             auto c = co_await connect(deadline);
             if (!c) {
                 observe(req, "<error>", start);
@@ -119,7 +129,7 @@ asio::awaitable<result<http_response>> transport::attempt(const api_request& req
         auto r = co_await with_deadline(clk_, deadline, std::move(op), "request");
         if (!r) {
             conn->close();
-            if (conn->reused && !got_bytes && is_closed_connection(raw_ec) && tries == 0) {
+            if (replayable && conn->reused && !got_bytes && is_closed_connection(raw_ec) && tries == 0) {
                 continue;
             }
             observe(req, "<error>", start);

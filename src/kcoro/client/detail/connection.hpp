@@ -15,6 +15,9 @@
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/http.hpp>
 
+#include <sys/socket.h>
+
+#include <cerrno>
 #include <optional>
 #include <string>
 #include <variant>
@@ -38,6 +41,22 @@ struct connection {
         return tls ? f(*tls) : f(*plain);
     }
     tcp::socket& socket() noexcept { return tls ? tls->next_layer() : *plain; }
+    /// An idle pooled connection is usable only if the peer has sent nothing:
+    /// readable bytes (a TLS close_notify, junk) or EOF mean the server closed
+    /// or abandoned it. Checked before reuse, as Go's transport does, so a
+    /// request is never written to a connection known to be dead.
+    bool idle_peer_closed() noexcept {
+        auto& s = socket();
+        if (!s.is_open()) {
+            return true;
+        }
+        if (buffer.size() != 0) {
+            return true;
+        }
+        char probe = 0;
+        const auto n = ::recv(s.native_handle(), &probe, 1, MSG_PEEK | MSG_DONTWAIT);
+        return n >= 0 || (errno != EAGAIN && errno != EWOULDBLOCK);
+    }
     void close() noexcept {
         boost::system::error_code ignored;
         socket().shutdown(tcp::socket::shutdown_both, ignored);
