@@ -176,7 +176,11 @@ TEST_CASE("429 with Retry-After is retried after sleeping on the clock; 503 with
     o.metrics = &m;
     auto c = make(clk, srv, o);
     kcoro::object_key key{"default", "a"};
-    auto out = kcoro::test::start(ioc, c->get(configmaps, key));
+    // The client's coroutines are lazy and take their arguments by reference:
+    // whatever they are given must outlive the start (found by ASan: a
+    // defaulted get_options temporary died before the coroutine ran).
+    const kcoro::get_options plain_get{};
+    auto out = kcoro::test::start(ioc, c->get(configmaps, key, plain_get));
     // The first attempt is over (its deadline timer gone) and the client sleeps out Retry-After.
     REQUIRE(kcoro::test::run_until(ioc, [&] { return m.codes.size() == 1 && clk.sleepers() == 1; }));
     CHECK(m.codes[0] == "429");
@@ -208,7 +212,8 @@ TEST_CASE("the optional QPS limiter spaces requests on the clock") {
     REQUIRE(first.has_value());
     CHECK(first->has_value());
     kcoro::object_key key{"default", "a"};
-    auto second = kcoro::test::start(ioc, c->get(configmaps, key));
+    const kcoro::get_options plain_get{};  // outlives the lazy coroutine (see above)
+    auto second = kcoro::test::start(ioc, c->get(configmaps, key, plain_get));
     REQUIRE(kcoro::test::run_until(ioc, [&] { return clk.sleepers() == 1; }));
     CHECK(srv.requests().size() == 1);
     clk.advance(1s);

@@ -11,6 +11,15 @@
 // times, sleeping on the clock; GETs after a reset). An optional client-side
 // QPS/burst limiter (off by default) delays requests on the clock.
 //
+// Arguments: the verbs are lazy coroutines that take their arguments by
+// reference, so every argument must outlive the operation. `co_await
+// c->get(gvr, key)` is fine (the temporaries live until the co_await ends);
+// creating the awaitable now and starting it later (`auto op = c->get(gvr,
+// key); co_spawn(ex, std::move(op), ...)`) needs named arguments, including
+// the options a default argument would otherwise create. Also name option
+// objects rather than writing them as braced temporaries inside co_await:
+// g++ 12 destroys some temporaries of a co_await operand twice.
+//
 // Lifetime and thread safety: a client and everything it returns live on one
 // io_context and are used from its thread. The client must outlive its
 // operations and watch streams' use of it (a watch_stream owns its own
