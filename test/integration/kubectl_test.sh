@@ -8,25 +8,8 @@ DATA=$2
 KUBECTL=${KUBECTL:-kubectl}
 command -v "$KUBECTL" >/dev/null || { echo "kubectl not found: skipped"; exit 77; }
 
-WORK=$(mktemp -d)
-KCFG=$WORK/kubeconfig
-"$SERVER_BIN" --listen 127.0.0.1:0 --tls --write-kubeconfig "$KCFG" --simulate-delay 200 \
-    --bookmark-interval 1000 2>"$WORK/server.log" &
-SERVER_PID=$!
-cleanup() {
-    kill "$SERVER_PID" 2>/dev/null
-    wait "$SERVER_PID" 2>/dev/null
-    rm -rf "$WORK"
-}
-trap cleanup EXIT
-
-# Wait (bounded) for the kubeconfig, which is written once listening.
-for _ in $(seq 1 100); do
-    [ -s "$KCFG" ] && break
-    kill -0 "$SERVER_PID" 2>/dev/null || { cat "$WORK/server.log"; echo "server exited"; exit 1; }
-    sleep 0.1
-done
-[ -s "$KCFG" ] || { echo "no kubeconfig"; exit 1; }
+. "$(dirname "$0")/../support/start_apiserver.sh"
+start_apiserver "$SERVER_BIN" --simulate-delay 200 --bookmark-interval 1000
 
 FAILS=0
 k() { "$KUBECTL" --kubeconfig "$KCFG" --request-timeout=10s "$@" 2>&1; }
