@@ -84,6 +84,10 @@ struct watcher_hooks {
 /// The reason label of a restart caused by `e` ("gone", "too_many_requests", ...).
 std::string restart_reason(const error& e);
 
+/// A real random source of [0, 1), seeded from std::random_device: the
+/// default of `watcher_options::random` when none is injected.
+std::function<double()> uniform_random_source();
+
 class watcher {
 public:
     /// `opts.random` empty: a real random source (seeded from std::random_device).

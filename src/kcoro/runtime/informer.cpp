@@ -10,7 +10,6 @@
 #include <boost/asio/use_awaitable.hpp>
 
 #include <exception>
-#include <random>
 #include <sstream>
 
 namespace kcoro::runtime {
@@ -47,14 +46,9 @@ bool is_fatal_list_error(const error& e) noexcept {
     return is_unauthorized(e) || is_forbidden(e) || is_not_found(e);
 }
 
-std::function<double()> real_random() {
-    auto gen = std::make_shared<std::mt19937_64>(std::random_device{}());
-    return [gen] { return std::uniform_real_distribution<double>(0.0, 1.0)(*gen); };
-}
-
 informer_options with_defaults(informer_options o) {
     if (!o.watcher.random) {
-        o.watcher.random = real_random();
+        o.watcher.random = uniform_random_source();
     }
     return o;
 }

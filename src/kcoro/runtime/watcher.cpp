@@ -24,6 +24,11 @@ std::string_view to_string(watcher_phase p) noexcept {
     return "?";
 }
 
+std::function<double()> uniform_random_source() {
+    auto gen = std::make_shared<std::mt19937_64>(std::random_device{}());
+    return [gen] { return std::uniform_real_distribution<double>(0.0, 1.0)(*gen); };
+}
+
 std::string restart_reason(const error& e) {
     if (!e) {
         return "stream_end";
@@ -62,8 +67,7 @@ namespace {
 
 watcher_options with_random(watcher_options o) {
     if (!o.random) {
-        auto gen = std::make_shared<std::mt19937_64>(std::random_device{}());
-        o.random = [gen] { return std::uniform_real_distribution<double>(0.0, 1.0)(*gen); };
+        o.random = uniform_random_source();
     }
     return o;
 }
