@@ -332,7 +332,22 @@ asio::awaitable<void> stale_write_conflict(ctx& x) {
     kcoro::delete_options dopt{};
     dopt.preconditions = kcoro::delete_preconditions{.uid = "", .resource_version = std::string(kcoro::resource_version_of(*one))};
     auto rd = co_await x.remove(x.cms, "desired", dopt);
-    must_fail(rd, kcoro::api_errc::conflict, "Precondition failed", "delete with a stale precondition");
+    // rest.BeforeDelete's wording, the object named by Kind.
+    auto latest = co_await x.must_get(x.cms, "desired");
+    must_fail(rd, kcoro::api_errc::conflict,
+              "Operation cannot be fulfilled on ConfigMap \"desired\": the ResourceVersion in the precondition (" +
+                  std::string(kcoro::resource_version_of(*one)) +
+                  ") does not match the ResourceVersion in record (" +
+                  std::string(kcoro::resource_version_of(*latest)) + "). The object might have been modified",
+              "delete with a stale precondition");
+    kcoro::delete_options uopt{};
+    uopt.preconditions = kcoro::delete_preconditions{.uid = "00000000-0000-4000-8000-000000000000", .resource_version = ""};
+    auto ru = co_await x.remove(x.cms, "desired", uopt);
+    must_fail(ru, kcoro::api_errc::conflict,
+              "Operation cannot be fulfilled on ConfigMap \"desired\": the UID in the precondition "
+              "(00000000-0000-4000-8000-000000000000) does not match the UID in record (" +
+                  std::string(kcoro::uid_of(*latest)) + "). The object might have been deleted and then recreated",
+              "delete with a wrong uid precondition");
 }
 
 // Reference 002, experiment 2: a side effect named after the owner's UID,
