@@ -99,4 +99,10 @@ result<boost::json::value> apply_strategic_merge_patch(const boost::json::value&
 result<boost::json::value> apply_strategic_merge_patch(const boost::json::object& original,
                                                       std::string_view patch_text);
 
+/// The patch as Go's fmt prints a map[string]interface{} (`%+v`): how the
+/// real server shows a strategic merge patch in a 422 on field `patch`.
+/// (The real map has lost the directives the merge consumed; this one has
+/// not.) Text that is not JSON is returned unchanged.
+std::string strategic_patch_as_go_map(std::string_view patch_text);
+
 } // namespace kcoro

@@ -2,6 +2,7 @@
 // Delete and patch are in store_delete.cpp, reads in store_read.cpp, the
 // controllers in store_controllers.cpp.
 #include "store/object_store.hpp"
+#include "store/builtin_decoder.hpp"
 #include "store/builtin_rules.hpp"
 #include "store/schema_validation.hpp"
 #include "store/status_errors.hpp"
@@ -90,6 +91,30 @@ result<watch_filter> watch_filter::make(group_version_resource gvr, std::string 
 }
 
 // --- impl ---------------------------------------------------------------------
+
+std::optional<error> object_store::impl::decode(const request_context& ctx, const resource_def& def,
+                                                json::object& obj, const std::string* patch_value) const {
+    auto r = decode_builtin(def, obj);
+    auto mode = field_validation_from(ctx.field_validation);
+    std::optional<std::string> failure = r.error;
+    if (!failure && !r.unknown_fields.empty()) {
+        if (mode == field_validation::strict) {
+            failure = strict_decoding_error(r.unknown_fields);
+        } else if (mode == field_validation::warn && ctx.warnings) {
+            // addStrictDecodingWarnings: one warning per unknown field.
+            for (const auto& f : r.unknown_fields) ctx.warnings->push_back("unknown field \"" + f + "\"");
+        }
+    }
+    if (!failure) return std::nullopt;
+    if (patch_value) {
+        return errors::invalid("", "", "", {errors::field_invalid("patch", json::serialize(json::value(*patch_value)), *failure)});
+    }
+    // handlers/rest.go transformDecodeError: the body's version (or the endpoint's).
+    std::string version = def.gvr.version;
+    if (auto av = api_version_of(obj); !av.empty()) version = group_version::parse(av).version;
+    return errors::bad_request(def.kind + " in version \"" + version + "\" cannot be handled as a " + def.kind + ": " +
+                               *failure);
+}
 
 object_store::impl::impl(object_store& o, store_config c) : owner(o), config(std::move(c)), rng(config.random_seed) {}
 
@@ -307,6 +332,7 @@ result<json::object> object_store::create(const request_context& ctx, const grou
                                           std::string_view ns_in, json::object body) {
     const auto* def = impl_->def_or_null(gvr);
     if (!def) return not_served(gvr);
+    if (auto e = impl_->decode(ctx, *def, body, nullptr)) return *e;
     return impl_->do_create(ctx, *def, ns_in, std::move(body), false);
 }
 
@@ -427,6 +453,7 @@ result<json::object> object_store::update(const request_context& ctx, const grou
                                           subresource sub, bool* created) {
     const auto* def = impl_->def_or_null(gvr);
     if (!def) return not_served(gvr);
+    if (auto e = impl_->decode(ctx, *def, body, nullptr)) return *e;
     return impl_->do_update(ctx, *def, ns, name, std::move(body), sub, created);
 }
 

@@ -83,6 +83,14 @@ public:
     /// Returns false when `obj` equals `previous` (nothing written).
     bool controller_write(const resource_def& def, boost::json::object obj, const object_ptr& previous);
 
+    /// The decoder's part of a write (builtin_decoder.hpp): unknown fields
+    /// dropped (warned, or refused under Strict), time fields parsed. For a
+    /// request body (`patch_value` null) errors are 400 as
+    /// transformDecodeError words them; for a patched object 422 on field
+    /// `patch` with `*patch_value` as the value (handlers/patch.go).
+    std::optional<error> decode(const request_context& ctx, const resource_def& def, boost::json::object& obj,
+                                const std::string* patch_value) const;
+
     // Service cluster IPs.
     std::string allocate_ip();
     bool reserve_ip(std::string_view ip);

@@ -763,6 +763,13 @@ result<json::value> apply_strategic_merge_patch(const json::value& original, con
     return json::value(std::move(out));
 }
 
+std::string strategic_patch_as_go_map(std::string_view patch_text) {
+    boost::system::error_code ec;
+    json::value patch = json::parse(patch_text, ec);
+    if (ec) return std::string(patch_text);
+    return go_v(patch);
+}
+
 result<json::value> apply_strategic_merge_patch(const json::object& original, std::string_view patch_text) {
     if (!supports_strategic_merge(api_version_of(original))) return strategic_merge_unsupported();
     boost::system::error_code ec;

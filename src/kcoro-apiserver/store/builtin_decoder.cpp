@@ -1,0 +1,321 @@
+// The known-field tables follow the Go types (k8s.io/api/{core,apps,
+// coordination,events}/v1/types.go, apimachinery meta/v1 types.go); the
+// unknown-field reporting follows the strict JSON decoder
+// (sigs.k8s.io/json, used by runtime/serializer/json) and
+// runtime.DefaultUnstructuredConverter, which drop what the type lacks.
+#include "store/builtin_decoder.hpp"
+
+#include <boost/json/serialize.hpp>
+
+#include <cctype>
+#include <map>
+#include <string_view>
+
+namespace kcoro::apiserver {
+namespace json = boost::json;
+
+namespace {
+
+// A type reference: "s" scalar (any JSON scalar; types are not checked),
+// "t" metav1.Time, "mt" metav1.MicroTime, "any" (not descended into),
+// "map" (map of anything), "[X]" a list of X, or a struct name.
+using fields = std::map<std::string, std::string, std::less<>>;
+
+const std::map<std::string, fields, std::less<>>& types() {
+    static const std::map<std::string, fields, std::less<>> t = [] {
+        std::map<std::string, fields, std::less<>> m;
+        m["ObjectMeta"] = {{"name", "s"}, {"generateName", "s"}, {"namespace", "s"}, {"selfLink", "s"},
+                           {"uid", "s"}, {"resourceVersion", "s"}, {"generation", "s"},
+                           {"creationTimestamp", "t"}, {"deletionTimestamp", "t"},
+                           {"deletionGracePeriodSeconds", "s"}, {"labels", "map"}, {"annotations", "map"},
+                           {"ownerReferences", "[OwnerReference]"}, {"finalizers", "[s]"},
+                           {"managedFields", "[ManagedFieldsEntry]"}};
+        m["OwnerReference"] = {{"apiVersion", "s"}, {"kind", "s"}, {"name", "s"}, {"uid", "s"},
+                               {"controller", "s"}, {"blockOwnerDeletion", "s"}};
+        m["ManagedFieldsEntry"] = {{"manager", "s"}, {"operation", "s"}, {"apiVersion", "s"}, {"time", "t"},
+                                   {"fieldsType", "s"}, {"fieldsV1", "any"}, {"subresource", "s"}};
+        m["ObjectReference"] = {{"kind", "s"}, {"namespace", "s"}, {"name", "s"}, {"uid", "s"},
+                                {"apiVersion", "s"}, {"resourceVersion", "s"}, {"fieldPath", "s"}};
+        m["LocalObjectReference"] = {{"name", "s"}};
+        m["LabelSelector"] = {{"matchLabels", "map"}, {"matchExpressions", "[LabelSelectorRequirement]"}};
+        m["LabelSelectorRequirement"] = {{"key", "s"}, {"operator", "s"}, {"values", "[s]"}};
+        // core/v1
+        m["ConfigMap"] = {{"data", "map"}, {"binaryData", "map"}, {"immutable", "s"}};
+        m["Secret"] = {{"data", "map"}, {"stringData", "map"}, {"type", "s"}, {"immutable", "s"}};
+        m["Namespace"] = {{"spec", "NamespaceSpec"}, {"status", "NamespaceStatus"}};
+        m["NamespaceSpec"] = {{"finalizers", "[s]"}};
+        m["NamespaceStatus"] = {{"phase", "s"}, {"conditions", "[NamespaceCondition]"}};
+        m["NamespaceCondition"] = {{"type", "s"}, {"status", "s"}, {"lastTransitionTime", "t"},
+                                   {"reason", "s"}, {"message", "s"}};
+        m["ServiceAccount"] = {{"secrets", "[ObjectReference]"}, {"imagePullSecrets", "[LocalObjectReference]"},
+                               {"automountServiceAccountToken", "s"}};
+        m["Service"] = {{"spec", "ServiceSpec"}, {"status", "ServiceStatus"}};
+        m["ServiceSpec"] = {{"ports", "[ServicePort]"}, {"selector", "map"}, {"clusterIP", "s"},
+                            {"clusterIPs", "[s]"}, {"type", "s"}, {"externalIPs", "[s]"},
+                            {"sessionAffinity", "s"}, {"loadBalancerIP", "s"}, {"loadBalancerSourceRanges", "[s]"},
+                            {"externalName", "s"}, {"externalTrafficPolicy", "s"}, {"healthCheckNodePort", "s"},
+                            {"publishNotReadyAddresses", "s"}, {"sessionAffinityConfig", "any"},
+                            {"ipFamilies", "[s]"}, {"ipFamilyPolicy", "s"}, {"allocateLoadBalancerNodePorts", "s"},
+                            {"loadBalancerClass", "s"}, {"internalTrafficPolicy", "s"}, {"trafficDistribution", "s"}};
+        m["ServicePort"] = {{"name", "s"}, {"protocol", "s"}, {"appProtocol", "s"}, {"port", "s"},
+                            {"targetPort", "s"}, {"nodePort", "s"}};
+        m["ServiceStatus"] = {{"loadBalancer", "any"}, {"conditions", "[any]"}};
+        m["EventSource"] = {{"component", "s"}, {"host", "s"}};
+        m["CoreEventSeries"] = {{"count", "s"}, {"lastObservedTime", "mt"}};
+        m["Event"] = {{"involvedObject", "ObjectReference"}, {"reason", "s"}, {"message", "s"},
+                      {"source", "EventSource"}, {"firstTimestamp", "t"}, {"lastTimestamp", "t"},
+                      {"count", "s"}, {"type", "s"}, {"eventTime", "mt"}, {"series", "CoreEventSeries"},
+                      {"action", "s"}, {"related", "ObjectReference"}, {"reportingComponent", "s"},
+                      {"reportingInstance", "s"}};
+        // events.k8s.io/v1
+        m["events.Event"] = {{"eventTime", "mt"}, {"series", "CoreEventSeries"}, {"reportingController", "s"},
+                             {"reportingInstance", "s"}, {"action", "s"}, {"reason", "s"},
+                             {"regarding", "ObjectReference"}, {"related", "ObjectReference"}, {"note", "s"},
+                             {"type", "s"}, {"deprecatedSource", "EventSource"},
+                             {"deprecatedFirstTimestamp", "t"}, {"deprecatedLastTimestamp", "t"},
+                             {"deprecatedCount", "s"}};
+        // coordination/v1
+        m["Lease"] = {{"spec", "LeaseSpec"}};
+        m["LeaseSpec"] = {{"holderIdentity", "s"}, {"leaseDurationSeconds", "s"}, {"acquireTime", "mt"},
+                          {"renewTime", "mt"}, {"leaseTransitions", "s"}, {"strategy", "s"},
+                          {"preferredHolder", "s"}};
+        // apps/v1
+        m["Deployment"] = {{"spec", "DeploymentSpec"}, {"status", "DeploymentStatus"}};
+        m["DeploymentSpec"] = {{"replicas", "s"}, {"selector", "LabelSelector"}, {"template", "PodTemplateSpec"},
+                               {"strategy", "DeploymentStrategy"}, {"minReadySeconds", "s"},
+                               {"revisionHistoryLimit", "s"}, {"paused", "s"}, {"progressDeadlineSeconds", "s"}};
+        m["DeploymentStrategy"] = {{"type", "s"}, {"rollingUpdate", "RollingUpdateDeployment"}};
+        m["RollingUpdateDeployment"] = {{"maxUnavailable", "s"}, {"maxSurge", "s"}};
+        m["DeploymentStatus"] = {{"observedGeneration", "s"}, {"replicas", "s"}, {"updatedReplicas", "s"},
+                                 {"readyReplicas", "s"}, {"availableReplicas", "s"}, {"unavailableReplicas", "s"},
+                                 {"terminatingReplicas", "s"}, {"conditions", "[DeploymentCondition]"},
+                                 {"collisionCount", "s"}};
+        m["DeploymentCondition"] = {{"type", "s"}, {"status", "s"}, {"lastUpdateTime", "t"},
+                                    {"lastTransitionTime", "t"}, {"reason", "s"}, {"message", "s"}};
+        m["PodTemplateSpec"] = {{"metadata", "ObjectMeta"}, {"spec", "PodSpec"}};
+        m["PodSpec"] = {{"volumes", "[Volume]"}, {"initContainers", "[Container]"}, {"containers", "[Container]"},
+                        {"ephemeralContainers", "[EphemeralContainer]"}, {"restartPolicy", "s"},
+                        {"terminationGracePeriodSeconds", "s"}, {"activeDeadlineSeconds", "s"},
+                        {"dnsPolicy", "s"}, {"nodeSelector", "map"}, {"serviceAccountName", "s"},
+                        {"serviceAccount", "s"}, {"automountServiceAccountToken", "s"}, {"nodeName", "s"},
+                        {"hostNetwork", "s"}, {"hostPID", "s"}, {"hostIPC", "s"}, {"shareProcessNamespace", "s"},
+                        {"securityContext", "any"}, {"imagePullSecrets", "[LocalObjectReference]"},
+                        {"hostname", "s"}, {"subdomain", "s"}, {"affinity", "any"}, {"schedulerName", "s"},
+                        {"tolerations", "[Toleration]"}, {"hostAliases", "[HostAlias]"},
+                        {"priorityClassName", "s"}, {"priority", "s"}, {"dnsConfig", "any"},
+                        {"readinessGates", "[PodReadinessGate]"}, {"runtimeClassName", "s"},
+                        {"enableServiceLinks", "s"}, {"preemptionPolicy", "s"}, {"overhead", "map"},
+                        {"topologySpreadConstraints", "[any]"}, {"setHostnameAsFQDN", "s"}, {"os", "PodOS"},
+                        {"hostUsers", "s"}, {"schedulingGates", "[LocalObjectReference]"},
+                        {"resourceClaims", "[any]"}, {"resources", "any"}, {"hostnameOverride", "s"}};
+        m["Toleration"] = {{"key", "s"}, {"operator", "s"}, {"value", "s"}, {"effect", "s"},
+                           {"tolerationSeconds", "s"}};
+        m["HostAlias"] = {{"ip", "s"}, {"hostnames", "[s]"}};
+        m["PodReadinessGate"] = {{"conditionType", "s"}};
+        m["PodOS"] = {{"name", "s"}};
+        fields container = {{"name", "s"}, {"image", "s"}, {"command", "[s]"}, {"args", "[s]"},
+                            {"workingDir", "s"}, {"ports", "[ContainerPort]"}, {"envFrom", "[any]"},
+                            {"env", "[EnvVar]"}, {"resources", "any"}, {"resizePolicy", "[any]"},
+                            {"restartPolicy", "s"}, {"restartPolicyRules", "[any]"},
+                            {"volumeMounts", "[VolumeMount]"}, {"volumeDevices", "[VolumeDevice]"},
+                            {"livenessProbe", "any"}, {"readinessProbe", "any"}, {"startupProbe", "any"},
+                            {"lifecycle", "any"}, {"terminationMessagePath", "s"},
+                            {"terminationMessagePolicy", "s"}, {"imagePullPolicy", "s"},
+                            {"securityContext", "any"}, {"stdin", "s"}, {"stdinOnce", "s"}, {"tty", "s"}};
+        m["Container"] = container;
+        container["targetContainerName"] = "s";
+        m["EphemeralContainer"] = container;
+        m["ContainerPort"] = {{"name", "s"}, {"hostPort", "s"}, {"containerPort", "s"}, {"protocol", "s"},
+                              {"hostIP", "s"}};
+        m["EnvVar"] = {{"name", "s"}, {"value", "s"}, {"valueFrom", "any"}};
+        m["VolumeMount"] = {{"name", "s"}, {"readOnly", "s"}, {"recursiveReadOnly", "s"}, {"mountPath", "s"},
+                            {"subPath", "s"}, {"mountPropagation", "s"}, {"subPathExpr", "s"}};
+        m["VolumeDevice"] = {{"name", "s"}, {"devicePath", "s"}};
+        fields volume{{"name", "s"}};
+        for (const char* src : {"hostPath", "emptyDir", "gcePersistentDisk", "awsElasticBlockStore", "gitRepo",
+                                "secret", "nfs", "iscsi", "glusterfs", "persistentVolumeClaim", "rbd", "flexVolume",
+                                "cinder", "cephfs", "flocker", "downwardAPI", "fc", "azureFile", "configMap",
+                                "vsphereVolume", "quobyte", "azureDisk", "photonPersistentDisk", "projected",
+                                "portworxVolume", "scaleIO", "storageos", "csi", "ephemeral", "image"}) {
+            volume[src] = "any";
+        }
+        m["Volume"] = volume;
+        // apiextensions/v1: the CRD's own validation judges spec and status.
+        m["CustomResourceDefinition"] = {{"spec", "any"}, {"status", "any"}};
+        return m;
+    }();
+    return t;
+}
+
+struct walker {
+    decode_result& out;
+
+    void type(json::value& v, std::string_view ref, const std::string& path) {
+        if (ref == "s" || ref == "any" || ref == "map" || v.is_null()) return;
+        if (ref == "t" || ref == "mt") {
+            if (v.is_string() && !out.error) {
+                if (auto e = check_go_time(v.get_string(), ref == "mt")) out.error = *e;
+            }
+            return;
+        }
+        if (ref.starts_with('[')) {
+            auto* arr = v.if_array();
+            if (!arr) return;
+            std::string_view elem = ref.substr(1, ref.size() - 2);
+            for (std::size_t i = 0; i < arr->size(); ++i) {
+                type((*arr)[i], elem, path + "[" + std::to_string(i) + "]");
+            }
+            return;
+        }
+        auto* obj = v.if_object();
+        if (!obj) return;
+        const auto& t = types();
+        auto it = t.find(ref);
+        if (it == t.end()) return;
+        strct(*obj, it->second, path);
+    }
+
+    void strct(json::object& obj, const fields& f, const std::string& path) {
+        for (auto it = obj.begin(); it != obj.end();) {
+            std::string child = path.empty() ? std::string(it->key()) : path + "." + std::string(it->key());
+            auto fi = f.find(it->key());
+            if (fi == f.end()) {
+                out.unknown_fields.push_back(std::move(child));
+                it = obj.erase(it);  // erase keeps the order of the others
+                continue;
+            }
+            type(it->value(), fi->second, child);
+            ++it;
+        }
+    }
+};
+
+// The Go type of a served kind.
+const fields* root_of(const resource_def& def) {
+    const auto& t = types();
+    std::string name = def.gvr.group == "events.k8s.io" ? "events." + def.kind : def.kind;
+    auto it = t.find(name);
+    return it == t.end() ? nullptr : &it->second;
+}
+
+// --- time.Parse, for the layouts metav1.Time and MicroTime use -------------------
+
+bool digits(std::string_view s, std::size_t at, std::size_t n) {
+    if (s.size() < at + n) return false;
+    for (std::size_t i = at; i < at + n; ++i) {
+        if (!std::isdigit(static_cast<unsigned char>(s[i]))) return false;
+    }
+    return true;
+}
+
+int num(std::string_view s, std::size_t at, std::size_t n) {
+    int v = 0;
+    for (std::size_t i = at; i < at + n; ++i) v = v * 10 + (s[i] - '0');
+    return v;
+}
+
+} // namespace
+
+field_validation field_validation_from(std::string_view text) {
+    if (text == "Strict") return field_validation::strict;
+    if (text == "Ignore") return field_validation::ignore;
+    return field_validation::warn;
+}
+
+std::optional<std::string> check_go_time(std::string_view v, bool micro) {
+    // time.Parse walks the layout element by element; an element that does
+    // not match reports the rest of the value against that element.
+    const std::string layout = micro ? "2006-01-02T15:04:05.000000Z07:00" : "2006-01-02T15:04:05Z07:00";
+    auto quote = [](std::string_view s) { return json::serialize(json::value(s)); };
+    auto bad = [&](std::size_t at, std::string_view elem) {
+        return "parsing time " + quote(v) + " as " + quote(layout) + ": cannot parse " + quote(v.substr(std::min(at, v.size()))) +
+               " as " + quote(elem);
+    };
+    auto range = [&](std::string_view what) { return "parsing time " + quote(v) + ": " + std::string(what) + " out of range"; };
+    std::size_t p = 0;
+    // year
+    if (!digits(v, 0, 4)) return bad(0, "2006");
+    p = 4;
+    auto lit = [&](char c, const char* elem) -> std::optional<std::string> {
+        if (p >= v.size() || v[p] != c) return bad(p, elem);
+        ++p;
+        return std::nullopt;
+    };
+    auto two = [&](const char* elem) -> std::optional<std::string> {
+        if (!digits(v, p, 2)) return bad(p, elem);
+        p += 2;
+        return std::nullopt;
+    };
+    if (auto e = lit('-', "-")) return e;
+    if (auto e = two("01")) return e;
+    int month = num(v, p - 2, 2);
+    if (auto e = lit('-', "-")) return e;
+    if (auto e = two("02")) return e;
+    int day = num(v, p - 2, 2);
+    if (auto e = lit('T', "T")) return e;
+    if (auto e = two("15")) return e;
+    int hour = num(v, p - 2, 2);
+    if (auto e = lit(':', ":")) return e;
+    if (auto e = two("04")) return e;
+    int minute = num(v, p - 2, 2);
+    if (auto e = lit(':', ":")) return e;
+    if (auto e = two("05")) return e;
+    int second = num(v, p - 2, 2);
+    if (micro) {
+        // stdFracSecond0 with 6 digits: exactly '.' and six digits.
+        if (v.size() < p + 7 || v[p] != '.' || !digits(v, p + 1, 6)) return bad(p, ".000000");
+        p += 7;
+    } else if (p < v.size() && (v[p] == '.' || v[p] == ',') && p + 1 < v.size() &&
+               std::isdigit(static_cast<unsigned char>(v[p + 1]))) {
+        // A fraction the layout does not name is accepted after seconds.
+        ++p;
+        while (p < v.size() && std::isdigit(static_cast<unsigned char>(v[p]))) ++p;
+    }
+    // Z07:00
+    if (p < v.size() && v[p] == 'Z') {
+        ++p;
+    } else {
+        if (v.size() < p + 6 || (v[p] != '+' && v[p] != '-') || !digits(v, p + 1, 2) || v[p + 3] != ':' ||
+            !digits(v, p + 4, 2)) {
+            return bad(p, "Z07:00");
+        }
+        p += 6;
+    }
+    if (p != v.size()) {
+        return "parsing time " + quote(v) + ": extra text: " + quote(v.substr(p));
+    }
+    if (month < 1 || month > 12) return range("month");
+    static const int mdays[] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    int year = num(v, 0, 4);
+    bool leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+    int maxd = month == 2 ? (leap ? 29 : 28) : mdays[month - 1];
+    if (day < 1 || day > maxd) return range("day");
+    if (hour > 23) return range("hour");
+    if (minute > 59) return range("minute");
+    if (second > 59) return range("second");
+    return std::nullopt;
+}
+
+decode_result decode_builtin(const resource_def& def, json::object& obj) {
+    decode_result r;
+    if (def.schema || !def.crd_name.empty()) return r;  // custom resources: the schema prunes
+    const fields* root = root_of(def);
+    if (!root) return r;
+    fields top = *root;
+    top.emplace("apiVersion", "s");
+    top.emplace("kind", "s");
+    top.emplace("metadata", "ObjectMeta");
+    walker{r}.strct(obj, top, "");
+    return r;
+}
+
+std::string strict_decoding_error(const std::vector<std::string>& unknown) {
+    std::string out = "strict decoding error: ";
+    for (std::size_t i = 0; i < unknown.size(); ++i) {
+        if (i) out += ", ";
+        out += "unknown field " + json::serialize(json::value(unknown[i]));
+    }
+    return out;
+}
+
+} // namespace kcoro::apiserver
