@@ -4,6 +4,7 @@
 #include "store/object_store.hpp"
 #include "store/builtin_decoder.hpp"
 #include "store/builtin_rules.hpp"
+#include "store/event_conversion.hpp"
 #include "store/schema_validation.hpp"
 #include "store/status_errors.hpp"
 #include "store/store_impl.hpp"
@@ -154,6 +155,7 @@ std::string object_store::impl::random_suffix(std::size_t n) {
 }
 
 object_ptr object_store::impl::present(const object_ptr& obj, const resource_def& def) {
+    if (obj && is_events_v1(def.gvr)) return std::make_shared<json::object>(core_event_to_events_v1(*obj));
     if (!obj || api_version_of(*obj) == def.api_version()) return obj;
     auto copy = std::make_shared<json::object>(*obj);
     (*copy)["apiVersion"] = def.api_version();
@@ -165,6 +167,9 @@ const resource_def* object_store::impl::def_or_null(const group_version_resource
 }
 
 const resource_def& object_store::impl::storage_def(const resource_def& def) const {
+    if (is_events_v1(def.gvr)) {
+        if (const auto* core = owner.registry_.find({"", "v1", "events"})) return *core;
+    }
     if (def.storage) return def;
     for (const auto* d : owner.registry_.all()) {
         if (d->gvr.group == def.gvr.group && d->gvr.resource == def.gvr.resource && d->storage) return *d;
@@ -293,8 +298,16 @@ bool spec_changed(const resource_def& def, const json::object& a, const json::ob
     return !json_equal_ignoring(a, b, {"metadata", "apiVersion", "kind"});
 }
 
+bool is_event(const resource_def& def) {
+    return def.gvr.resource == "events" && (def.gvr.group.empty() || def.gvr.group == "events.k8s.io");
+}
+
 std::vector<status_cause> validate_for(const resource_def& def, json::object& obj, const json::object* old) {
     auto causes = validate_object_meta(def, obj);
+    if (is_event(def)) {
+        auto ev = validate_event(obj, !def.gvr.group.empty(), old == nullptr);
+        causes.insert(causes.end(), ev.begin(), ev.end());
+    }
     auto more = def.schema ? validate_custom_resource(obj, *def.schema) : default_and_validate_builtin(def, obj, old);
     causes.insert(causes.end(), more.begin(), more.end());
     return causes;
@@ -342,6 +355,9 @@ result<json::object> object_store::impl::do_create(const request_context& ctx, c
     const auto* def = &def_ref;
     const auto& gvr = def->gvr;
     std::string ns = ns_for(*def, ns_in);
+    // Events are stored in their core/v1 form, whichever API wrote them.
+    if (is_events_v1(gvr)) body = events_v1_to_core_event(body);
+    if (is_event(*def)) normalize_core_event(body);
     if (!def->crd_name.empty()) {
         const auto* crddef = owner.registry_.find(resources::customresourcedefinitions());
         if (auto crd = im.find(*crddef, "", def->crd_name); crd && is_being_deleted(*crd)) {
@@ -463,6 +479,8 @@ result<json::object> object_store::impl::do_update(const request_context& ctx, c
     if (created) *created = false;
     std::string ns = ns_for(def, ns_in);
     if (sub == subresource::status && !def.has_status) return not_served(def.gvr);
+    if (is_events_v1(def.gvr)) body = events_v1_to_core_event(body);
+    if (is_event(def)) normalize_core_event(body);
     auto body_name = name_of(body);
     if (!body_name.empty() && body_name != name) {
         return errors::bad_request("the name of the object (" + std::string(body_name) +
@@ -563,7 +581,10 @@ result<json::object> object_store::impl::do_update(const request_context& ctx, c
     if (sub == subresource::none) {
         auto more = validate_for(def, next, old.get());
         causes.insert(causes.end(), more.begin(), more.end());
-    } else if (def.schema) {
+    } else if (!def.schema) {
+        auto more = validate_builtin_status(def, next);
+        causes.insert(causes.end(), more.begin(), more.end());
+    } else {
         // A custom resource's status strategy validates the whole object
         // against the schema too, after pruning unknown fields (also under
         // status) and defaulting.

@@ -43,7 +43,14 @@ public:
     std::uint32_t next_ip_offset = 1;
     std::map<std::string, wall_time> spec_changed_at;  // deployment uid -> last generation change
 
-    static std::string bucket_of(const group_version_resource& gvr) { return gvr.group + "/" + gvr.resource; }
+    static std::string bucket_of(const group_version_resource& gvr) {
+        // events.k8s.io/v1 events are a view of the core events' storage.
+        if (is_events_v1(gvr)) return "/events";
+        return gvr.group + "/" + gvr.resource;
+    }
+    static bool is_events_v1(const group_version_resource& gvr) {
+        return gvr.group == "events.k8s.io" && gvr.resource == "events";
+    }
     static std::string bucket_of(const resource_def& def) { return bucket_of(def.gvr); }
 
     bucket_map& bucket(const resource_def& def) { return buckets[bucket_of(def)]; }
