@@ -5,6 +5,7 @@
 
 #include "store/object_store.hpp"
 
+#include <cstddef>
 #include <deque>
 #include <map>
 #include <random>
@@ -108,6 +109,13 @@ public:
 std::string resource_version_string(revision_t r);
 /// nullopt for anything but a decimal revision.
 std::optional<revision_t> parse_revision(std::string_view s);
+/// Writes the namespace deletion conditions the namespace controller keeps
+/// (status_condition_utils.go) into `ns`: returns true when they changed.
+/// Keys of `remaining_by_resource` are "<resource>.<group>" ("configmaps.").
+bool set_namespace_deletion_conditions(boost::json::object& ns,
+                                       const std::map<std::string, std::size_t>& remaining_by_resource,
+                                       const std::map<std::string, std::size_t>& remaining_by_finalizer,
+                                       std::string_view now_rfc3339);
 bool json_equal_ignoring(const boost::json::object& a, const boost::json::object& b,
                          std::initializer_list<std::string_view> skip_top_level);
 
