@@ -947,6 +947,10 @@ asio::awaitable<void> builtin_validation(ctx& x) {
     auto d = co_await x.create(deps, st_obj);
     json::object st = *d;
     st["status"] = json::object{{"replicas", 1}, {"readyReplicas", 2}, {"availableReplicas", 1}};
+    // Unconditional (Deployments allow it): the deployment controller may
+    // have written status since, and a stale resourceVersion would be a 409
+    // before validation runs.
+    kcoro::mutable_metadata(st).erase("resourceVersion");
     const kcoro::update_options so{.subresource = "status"};
     auto sr = co_await x.c.update_status(deps, st, so);
     must_fail(sr, kcoro::api_errc::invalid, "status.readyReplicas: Invalid value: 2: cannot be greater than status.replicas",
