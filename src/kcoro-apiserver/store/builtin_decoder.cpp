@@ -40,8 +40,8 @@ const std::map<std::string, fields, std::less<>>& types() {
         m["LabelSelector"] = {{"matchLabels", "map"}, {"matchExpressions", "[LabelSelectorRequirement]"}};
         m["LabelSelectorRequirement"] = {{"key", "s"}, {"operator", "s"}, {"values", "[s]"}};
         // core/v1
-        m["ConfigMap"] = {{"data", "map"}, {"binaryData", "map"}, {"immutable", "s"}};
-        m["Secret"] = {{"data", "map"}, {"stringData", "map"}, {"type", "s"}, {"immutable", "s"}};
+        m["ConfigMap"] = {{"data", "map"}, {"binaryData", "bytesmap"}, {"immutable", "s"}};
+        m["Secret"] = {{"data", "bytesmap"}, {"stringData", "map"}, {"type", "s"}, {"immutable", "s"}};
         m["Namespace"] = {{"spec", "NamespaceSpec"}, {"status", "NamespaceStatus"}};
         m["NamespaceSpec"] = {{"finalizers", "[s]"}};
         m["NamespaceStatus"] = {{"phase", "s"}, {"conditions", "[NamespaceCondition]"}};
@@ -147,11 +147,47 @@ const std::map<std::string, fields, std::less<>>& types() {
     return t;
 }
 
+// base64.StdEncoding.Decode's CorruptInputError offset, or nullopt.
+std::optional<std::size_t> bad_base64_at(std::string_view s) {
+    auto is_b64 = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '+' || c == '/'; };
+    std::size_t i = 0;
+    for (; i < s.size(); ++i) {
+        if (s[i] == '=') break;
+        if (s[i] == '\r' || s[i] == '\n') continue;  // newlines are ignored
+        if (!is_b64(s[i])) return i;
+    }
+    if (i < s.size()) {
+        // padding: only at the end of a quantum, and nothing after it
+        std::size_t quantum = i % 4;
+        if (quantum < 2) return i;
+        std::size_t pads = quantum == 2 ? 2 : 1;
+        for (std::size_t k = 0; k < pads; ++k) {
+            if (i + k >= s.size() || s[i + k] != '=') return std::min(i + k, s.size());
+        }
+        if (i + pads != s.size()) return i + pads;
+        return std::nullopt;
+    }
+    if (s.size() % 4 != 0) return s.size() - s.size() % 4;  // an incomplete last quantum
+    return std::nullopt;
+}
+
 struct walker {
     decode_result& out;
 
     void type(json::value& v, std::string_view ref, const std::string& path) {
         if (ref == "s" || ref == "any" || ref == "map" || v.is_null()) return;
+        if (ref == "bytesmap") {
+            // map[string][]byte: encoding/json decodes each value as StdEncoding base64.
+            if (!v.is_object() || out.error) return;
+            for (const auto& kv : v.get_object()) {
+                if (!kv.value().is_string()) continue;
+                if (auto at = bad_base64_at(kv.value().get_string())) {
+                    out.error = "illegal base64 data at input byte " + std::to_string(*at);
+                    return;
+                }
+            }
+            return;
+        }
         if (ref == "t" || ref == "mt") {
             if (v.is_string() && !out.error) {
                 if (auto e = check_go_time(v.get_string(), ref == "mt")) out.error = *e;

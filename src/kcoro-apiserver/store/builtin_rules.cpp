@@ -742,6 +742,10 @@ std::vector<status_cause> validate_object_meta(const resource_def& def, const js
     for (const auto& f : finalizers_of(obj)) {
         add_invalid(causes, "metadata.finalizers", f, validate_qualified_name(f));
     }
+    if (auto g = find_path(obj, {"metadata", "generation"}); g && g->is_int64() && g->get_int64() < 0) {
+        causes.push_back(errors::field_invalid("metadata.generation", std::to_string(g->get_int64()),
+                                               "must be greater than or equal to 0"));
+    }
     if (const auto* refs = find_path(obj, {"metadata", "ownerReferences"}); refs && refs->is_array()) {
         int controllers = 0;
         for (const auto& r : refs->as_array()) {

@@ -404,9 +404,10 @@ result<json::object> object_store::impl::do_create(const request_context& ctx, c
     meta.erase("selfLink");
     if (tracks_generation(*def)) {
         meta["generation"] = 1;
-    } else {
-        meta.erase("generation");
     }
+    // Otherwise a client's generation stays: rest.BeforeCreate leaves it to
+    // the strategy, and the strategies of these kinds do not touch it
+    // (BeforeUpdate then carries the stored one over).
     if (def->has_status && def->gvr.resource != "namespaces") {
         body.erase("status");  // PrepareForCreate: status is the status subresource's
     }

@@ -101,3 +101,18 @@ TEST_CASE("the store: a Lease renewTime without microseconds is a 400 from the d
           R"(Lease in version "v1" cannot be handled as a Lease: parsing time "2026-01-02T03:04:05Z" as )"
           R"("2006-01-02T15:04:05.000000Z07:00": cannot parse "Z" as ".000000")");
 }
+
+TEST_CASE("Secret data and ConfigMap binaryData are base64, as encoding/json decodes []byte") {
+    object_store s;
+    auto sec = obj(R"({"apiVersion":"v1","kind":"Secret","metadata":{"name":"s"},"data":{"k":"no!pe"}})");
+    auto r = s.create(ctx_at(), resources::secrets(), "default", sec);
+    REQUIRE_FALSE(r);
+    CHECK(status_message(r.error()) ==
+          R"(Secret in version "v1" cannot be handled as a Secret: illegal base64 data at input byte 2)");
+    auto ok = obj(R"({"apiVersion":"v1","kind":"Secret","metadata":{"name":"t"},"data":{"k":"aGk=","l":"aGVsbG8="}})");
+    CHECK(s.create(ctx_at(), resources::secrets(), "default", ok));
+    auto cm = obj(R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"b"},"binaryData":{"k":"abc"}})");
+    auto r2 = s.create(ctx_at(), resources::configmaps(), "default", cm);
+    REQUIRE_FALSE(r2);
+    CHECK(status_message(r2.error()).ends_with("illegal base64 data at input byte 0"));
+}
