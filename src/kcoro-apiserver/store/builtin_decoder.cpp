@@ -5,6 +5,8 @@
 // runtime.DefaultUnstructuredConverter, which drop what the type lacks.
 #include "store/builtin_decoder.hpp"
 
+#include <kcoro/core/strategic_merge_patch.hpp>
+
 #include <boost/json/serialize.hpp>
 
 #include <cctype>
@@ -172,7 +174,14 @@ std::optional<std::size_t> bad_base64_at(std::string_view s) {
 }
 
 struct walker {
+    explicit walker(decode_result& o) : out(o) {}
     decode_result& out;
+    // For server-side apply's wording: structured-merge-diff paths
+    // (".spec.containers[name=\"c\"].x"), list-map items named by their keys.
+    const list_strategies* smd = nullptr;
+    std::vector<std::string>* smd_unknown = nullptr;
+    std::string smd_path;     // current SMD path
+    std::string schema_path;  // dotted field names, for the list strategies
 
     void type(json::value& v, std::string_view ref, const std::string& path) {
         if (ref == "s" || ref == "any" || ref == "map" || v.is_null()) return;
@@ -198,9 +207,17 @@ struct walker {
             auto* arr = v.if_array();
             if (!arr) return;
             std::string_view elem = ref.substr(1, ref.size() - 2);
+            const list_strategy* ls = nullptr;
+            if (smd) {
+                auto li = smd->find(schema_path);
+                if (li != smd->end() && li->second.type == list_type::map) ls = &li->second;
+            }
+            const std::string saved = smd_path;
             for (std::size_t i = 0; i < arr->size(); ++i) {
+                if (smd) smd_path = saved + element_name((*arr)[i], ls, i);
                 type((*arr)[i], elem, path + "[" + std::to_string(i) + "]");
             }
+            smd_path = saved;
             return;
         }
         auto* obj = v.if_object();
@@ -211,11 +228,33 @@ struct walker {
         strct(*obj, it->second, path);
     }
 
+    // fieldpath.PathElement's String(): [k="v",k2=80] for keyed items, [i] otherwise.
+    static std::string element_name(const json::value& item, const list_strategy* ls, std::size_t i) {
+        const auto* o = item.if_object();
+        if (!ls || !o) return "[" + std::to_string(i) + "]";
+        std::string out = "[";
+        bool first = true;
+        for (const auto& k : ls->map_keys) {
+            const auto* v = o->if_contains(k);
+            if (!v) continue;
+            if (!first) out += ",";
+            first = false;
+            out += k + "=" + json::serialize(*v);
+        }
+        return out + "]";
+    }
+
     void strct(json::object& obj, const fields& f, const std::string& path) {
+        const std::string saved_smd = smd_path, saved_schema = schema_path;
         for (auto it = obj.begin(); it != obj.end();) {
             std::string child = path.empty() ? std::string(it->key()) : path + "." + std::string(it->key());
+            if (smd) {
+                smd_path = saved_smd + "." + std::string(it->key());
+                schema_path = saved_schema.empty() ? std::string(it->key()) : saved_schema + "." + std::string(it->key());
+            }
             auto fi = f.find(it->key());
             if (fi == f.end()) {
+                if (smd_unknown) smd_unknown->push_back(smd_path);
                 out.unknown_fields.push_back(std::move(child));
                 it = obj.erase(it);  // erase keeps the order of the others
                 continue;
@@ -223,6 +262,8 @@ struct walker {
             type(it->value(), fi->second, child);
             ++it;
         }
+        smd_path = saved_smd;
+        schema_path = saved_schema;
     }
 };
 
@@ -341,8 +382,39 @@ decode_result decode_builtin(const resource_def& def, json::object& obj) {
     top.emplace("apiVersion", "s");
     top.emplace("kind", "s");
     top.emplace("metadata", "ObjectMeta");
-    walker{r}.strct(obj, top, "");
+    walker(r).strct(obj, top, "");
     return r;
+}
+
+std::optional<std::string> apply_configuration_error(const resource_def& def, const json::object& config) {
+    if (def.schema || !def.crd_name.empty()) return std::nullopt;
+    const fields* root = root_of(def);
+    if (!root) return std::nullopt;
+    fields top = *root;
+    top.emplace("apiVersion", "s");
+    top.emplace("kind", "s");
+    top.emplace("metadata", "ObjectMeta");
+    json::object copy = config;
+    decode_result r;
+    std::vector<std::string> paths;
+    walker w(r);
+    w.smd = &builtin_list_strategies(def.kind);
+    w.smd_unknown = &paths;
+    w.strct(copy, top, "");
+    if (paths.empty()) return std::nullopt;
+    // structuredmerge.go: "failed to create typed patch object (ns/name; gvk): <ValidationErrors>"
+    std::string gvk = def.gvr.group + "/" + def.gvr.version + ", Kind=" + def.kind;
+    const json::object* meta = nullptr;
+    if (const auto* m = config.if_contains("metadata"); m && m->is_object()) meta = &m->get_object();
+    auto meta_str = [&](std::string_view k) {
+        const auto* v = meta ? meta->if_contains(k) : nullptr;
+        return v && v->is_string() ? std::string(v->get_string()) : std::string{};
+    };
+    std::string msg = "failed to create typed patch object (" + meta_str("namespace") + "/" + meta_str("name") + "; " + gvk + "): ";
+    if (paths.size() == 1) return msg + paths[0] + ": field not declared in schema";
+    msg += "errors:";
+    for (const auto& p : paths) msg += "\n  " + p + ": field not declared in schema";
+    return msg;
 }
 
 std::string strict_decoding_error(const std::vector<std::string>& unknown) {

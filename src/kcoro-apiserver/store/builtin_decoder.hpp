@@ -46,6 +46,14 @@ decode_result decode_builtin(const resource_def& def, boost::json::object& obj);
 /// text.
 std::optional<std::string> check_go_time(std::string_view value, bool micro);
 
+/// Server-side apply converts the configuration to its typed form first; a
+/// field the type lacks fails there (fieldmanager structuredmerge.go):
+/// `failed to create typed patch object (ns/name; apps/v1, Kind=Deployment):
+/// .spec.template.spec.containers[name="c"].colour: field not declared in
+/// schema` (several: "errors:\n  .a: ...\n  .b: ..."). nullopt when the
+/// configuration only has known fields (and for custom resources).
+std::optional<std::string> apply_configuration_error(const resource_def& def, const boost::json::object& config);
+
 /// `strict decoding error: unknown field "a", unknown field "b"`.
 std::string strict_decoding_error(const std::vector<std::string>& unknown);
 

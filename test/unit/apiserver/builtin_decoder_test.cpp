@@ -116,3 +116,25 @@ TEST_CASE("Secret data and ConfigMap binaryData are base64, as encoding/json dec
     REQUIRE_FALSE(r2);
     CHECK(status_message(r2.error()).ends_with("illegal base64 data at input byte 0"));
 }
+
+TEST_CASE("server-side apply of a field the type lacks: 500 from the typed conversion, SMD paths") {
+    object_store s;
+    auto ctx = ctx_at();
+    auto r = s.patch(ctx, resources::configmaps(), "default", "a", patch_type::apply,
+                     R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a"},"colour":"red"})");
+    REQUIRE_FALSE(r);
+    CHECK(r.error().http_code() == 500);
+    CHECK(status_message(r.error()) ==
+          "failed to create typed patch object (default/a; /v1, Kind=ConfigMap): .colour: field not declared in schema");
+    auto d = s.patch(ctx, resources::deployments(), "default", "d", patch_type::apply,
+                     R"({"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"d"},"spec":{"template":{"spec":{
+                         "containers":[{"name":"c","image":"x","colour":1,"ports":[{"containerPort":80,"protocol":"TCP","x":1}]}]}}}})");
+    REQUIRE_FALSE(d);
+    CHECK(status_message(d.error()) ==
+          "failed to create typed patch object (default/d; apps/v1, Kind=Deployment): errors:\n"
+          "  .spec.template.spec.containers[name=\"c\"].colour: field not declared in schema\n"
+          "  .spec.template.spec.containers[name=\"c\"].ports[containerPort=80,protocol=\"TCP\"].x: field not declared in schema");
+    // known fields apply
+    CHECK(s.patch(ctx, resources::configmaps(), "default", "a", patch_type::apply,
+                  R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a"},"data":{"k":"v"}})"));
+}
