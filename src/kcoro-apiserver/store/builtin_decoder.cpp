@@ -256,7 +256,7 @@ struct walker {
             if (fi == f.end()) {
                 if (smd_unknown) smd_unknown->push_back(smd_path);
                 out.unknown_fields.push_back(std::move(child));
-                it = obj.erase(it);  // erase keeps the order of the others
+                it = obj.stable_erase(it);  // the others keep their order
                 continue;
             }
             type(it->value(), fi->second, child);

@@ -204,7 +204,7 @@ std::vector<status_cause> secret_rules(json::object& obj, const json::object* ol
         for (const auto& kv : sd->get_object()) {
             if (kv.value().is_string()) data[kv.key()] = base64_encode(kv.value().get_string());
         }
-        obj.erase("stringData");
+        obj.stable_erase("stringData");
     }
     set_default(obj, "type", "Opaque");  // SetDefaults_Secret
     immutable_rules(causes, obj, old, {"data"});

@@ -599,7 +599,7 @@ struct merger {
         }
         for (const auto& k : keys) {
             json::value order_v = patch.at(k);
-            patch.erase(k);
+            patch.stable_erase(k);
             if (!order_v.is_array()) return err_bad_arg_type(slice_type, order_v);
             const auto& order = order_v.get_array();
             auto okey = extract_key(k, order_prefix_no_slash);
@@ -637,7 +637,7 @@ struct merger {
             auto both = normalize_element_order(std::move(in), std::move(out), order, orig_arr, meta.merge_key, *kind);
             if (!both) return both.error();
             original[*okey] = std::move(*both);
-            patch.erase(*okey);
+            patch.stable_erase(*okey);
         }
         return std::nullopt;
     }
@@ -647,7 +647,7 @@ struct merger {
         if (const auto* d = patch.if_contains(directive_marker)) {
             // handleDirectiveInMergeMap: the patch is used as it is.
             if (d->is_string() && d->get_string() == "replace") {
-                patch.erase(directive_marker);
+                patch.stable_erase(directive_marker);
                 original = std::move(patch);
                 return std::nullopt;
             }
@@ -660,7 +660,7 @@ struct merger {
         // applyRetainKeysDirective
         if (const auto* rk = patch.if_contains(retain_keys_directive)) {
             json::value keys_v = *rk;
-            patch.erase(retain_keys_directive);
+            patch.stable_erase(retain_keys_directive);
             if (!keys_v.is_array()) return err_retain_keys();
             const auto& keys = keys_v.get_array();
             auto retained = [&](std::string_view k) {
@@ -675,7 +675,7 @@ struct merger {
                 if (!retained(k)) return err_retain_keys();
             }
             for (auto it = original.begin(); it != original.end();) {
-                it = retained(it->key()) ? it + 1 : original.erase(it);
+                it = retained(it->key()) ? it + 1 : original.stable_erase(it);
             }
         }
         if (auto e = merge_patch_into_original(original, patch, path)) return e;
@@ -691,7 +691,7 @@ struct merger {
                 is_delete_list = true;
             }
             if (pv.is_null()) {
-                original.erase(k);
+                original.stable_erase(k);
                 continue;  // IgnoreUnmatchedNulls
             }
             json::value* ov = original.if_contains(k);
