@@ -323,8 +323,8 @@ std::vector<status_cause> validate_object_meta(const resource_def& def, const js
     return causes;
 }
 
-std::vector<status_cause> validate_event(const json::object& core_event, bool via_events_api, bool create) {
-    return event_rules(core_event, via_events_api, create);
+std::vector<status_cause> validate_event(const json::object& core_event, const json::object* old, bool via_events_api) {
+    return event_rules(core_event, old, via_events_api);
 }
 
 std::vector<status_cause> validate_builtin_status(const resource_def& def, const json::object& obj) {

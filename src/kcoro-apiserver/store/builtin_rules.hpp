@@ -28,9 +28,11 @@ std::vector<status_cause> default_and_validate_builtin(const resource_def& def, 
                                                        const boost::json::object* old);
 
 /// An Event in its core/v1 form (pkg/apis/core/validation/events.go): the
-/// legacy rules always, the strict events.k8s.io/v1 rules on a create
-/// through that API (`via_events_api`, which also names reportingController).
-std::vector<status_cause> validate_event(const boost::json::object& core_event, bool via_events_api, bool create);
+/// legacy rules always; through events.k8s.io/v1 (`via_events_api`, which
+/// also names reportingController) the strict create rules, or on update
+/// (`old` set) the immutable fields.
+std::vector<status_cause> validate_event(const boost::json::object& core_event, const boost::json::object* old,
+                                         bool via_events_api);
 
 /// The status strategy's validation of a /status write (Deployment status:
 /// counts ≥ 0, updated/ready/available ≤ replicas, available ≤ ready).

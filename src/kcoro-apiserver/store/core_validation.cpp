@@ -241,7 +241,69 @@ std::vector<status_cause> lease_rules(json::object& obj) {
 
 // --- Event (pkg/apis/core/validation/events.go), on the core/v1 form ------------
 
-std::vector<status_cause> event_rules(const json::object& ev, bool via_events_api, bool create) {
+namespace {
+
+// Go's %#v of a core.ObjectReference (ValidateImmutableField prints the value).
+std::string go_object_reference(const json::value* v) {
+    const json::object empty;
+    const json::object& o = v && v->is_object() ? v->get_object() : empty;
+    std::string out = "core.ObjectReference{";
+    bool first = true;
+    for (const char* f : {"Kind", "Namespace", "Name", "UID", "APIVersion", "ResourceVersion", "FieldPath"}) {
+        std::string key(f);
+        key = key == "UID" ? "uid" : key == "APIVersion" ? "apiVersion" : key == "ResourceVersion" ? "resourceVersion"
+            : key == "FieldPath" ? "fieldPath" : std::string(1, static_cast<char>(std::tolower(key[0]))) + key.substr(1);
+        if (!first) out += ", ";
+        first = false;
+        out += std::string(f) + ":" + quoted(str_at(o, key));
+    }
+    return out + "}";
+}
+
+// ValidateEventUpdate's immutable fields (through events.k8s.io/v1).
+void event_update_rules(std::vector<status_cause>& causes, const json::object& ev, const json::object& old) {
+    auto same = [&](std::string_view k) {
+        const auto* a = ev.if_contains(k);
+        const auto* b = old.if_contains(k);
+        if (!a || !b) return (!a || a->is_null()) == (!b || b->is_null());
+        return *a == *b;
+    };
+    auto immutable = [&](std::string_view k, std::string shown) {
+        causes.push_back(errors::field_invalid(k, shown, "field is immutable"));
+    };
+    if (!same("series")) {
+        if (const auto* series = ev.if_contains("series"); series && series->is_object()) {
+            auto count = int_at(series->get_object(), "count").value_or(0);
+            if (count < 2) causes.push_back(errors::field_invalid("series.count", "\"\"", "should be at least 2"));
+            if (str_at(series->get_object(), "lastObservedTime").empty()) causes.push_back(errors::field_required("series.lastObservedTime"));
+        }
+    }
+    // In ValidateEventUpdate's order (reason is checked twice there: once here).
+    if (!same("involvedObject")) immutable("involvedObject", go_object_reference(ev.if_contains("involvedObject")));
+    if (!same("reason")) immutable("reason", quoted(str_at(ev, "reason")));
+    if (!same("message")) immutable("message", quoted(str_at(ev, "message")));
+    if (!same("source")) {
+        const auto* src = ev.if_contains("source");
+        const json::object empty;
+        const auto& so = src && src->is_object() ? src->get_object() : empty;
+        immutable("source", "core.EventSource{Component:" + quoted(str_at(so, "component")) + ", Host:" +
+                                quoted(str_at(so, "host")) + "}");
+    }
+    if (!same("firstTimestamp")) immutable("firstTimestamp", quoted(str_at(ev, "firstTimestamp")));
+    if (!same("lastTimestamp")) immutable("lastTimestamp", quoted(str_at(ev, "lastTimestamp")));
+    if (!same("count")) immutable("count", std::to_string(int_at(ev, "count").value_or(0)));
+    if (!same("type")) immutable("type", quoted(str_at(ev, "type")));
+    if (!same("eventTime")) immutable("eventTime", quoted(str_at(ev, "eventTime")));
+    if (!same("action")) immutable("action", quoted(str_at(ev, "action")));
+    if (!same("related")) immutable("related", go_object_reference(ev.if_contains("related")));
+    if (!same("reportingComponent")) immutable("reportingController", quoted(str_at(ev, "reportingComponent")));
+    if (!same("reportingInstance")) immutable("reportingInstance", quoted(str_at(ev, "reportingInstance")));
+}
+
+} // namespace
+
+std::vector<status_cause> event_rules(const json::object& ev, const json::object* old, bool via_events_api) {
+    const bool create = old == nullptr;
     std::vector<status_cause> causes;
     const std::string ns(namespace_of(ev));
     std::string inv_ns;
@@ -276,7 +338,11 @@ std::vector<status_cause> event_rules(const json::object& ev, bool via_events_ap
         limit("reason", "reason", 128, true);
         limit("message", "message", 1024, false);
     }
-    if (!create || !via_events_api) return causes;
+    if (!via_events_api) return causes;
+    if (!create) {
+        event_update_rules(causes, ev, *old);
+        return causes;
+    }
     // ValidateEventCreate: the strict rules of events.k8s.io/v1.
     if (const auto* series = ev.if_contains("series"); series && series->is_object()) {
         auto count = int_at(series->get_object(), "count").value_or(0);
@@ -292,12 +358,13 @@ std::vector<status_cause> event_rules(const json::object& ev, bool via_events_ap
         const auto* v = ev.if_contains(f);
         return v && v->is_string() && !v->get_string().empty();
     };
-    if (set_time("firstTimestamp")) causes.push_back(errors::field_invalid("deprecatedFirstTimestamp", "\"\"", "needs to be unset"));
-    if (set_time("lastTimestamp")) causes.push_back(errors::field_invalid("deprecatedLastTimestamp", "\"\"", "needs to be unset"));
-    if (int_at(ev, "count").value_or(0) != 0) causes.push_back(errors::field_invalid("deprecatedCount", "\"\"", "needs to be unset"));
+    // The internal (core) field names, as ValidateEventCreate words them.
+    if (set_time("firstTimestamp")) causes.push_back(errors::field_invalid("firstTimestamp", "\"\"", "needs to be unset"));
+    if (set_time("lastTimestamp")) causes.push_back(errors::field_invalid("lastTimestamp", "\"\"", "needs to be unset"));
+    if (int_at(ev, "count").value_or(0) != 0) causes.push_back(errors::field_invalid("count", "\"\"", "needs to be unset"));
     if (const auto* src = ev.if_contains("source"); src && src->is_object() &&
         (!str_at(src->get_object(), "component").empty() || !str_at(src->get_object(), "host").empty())) {
-        causes.push_back(errors::field_invalid("deprecatedSource", "\"\"", "needs to be unset"));
+        causes.push_back(errors::field_invalid("source", "\"\"", "needs to be unset"));
     }
     return causes;
 }

@@ -52,9 +52,10 @@ std::vector<status_cause> config_map_rules(boost::json::object& obj, const boost
 std::vector<status_cause> secret_rules(boost::json::object& obj, const boost::json::object* old);
 /// ValidateLeaseSpec.
 std::vector<status_cause> lease_rules(boost::json::object& obj);
-/// events.go: legacyValidateEvent, plus ValidateEventCreate's strict rules for
-/// a create through events.k8s.io/v1; `ev` is the core/v1 form.
-std::vector<status_cause> event_rules(const boost::json::object& ev, bool via_events_api, bool create);
+/// events.go: legacyValidateEvent, plus for writes through events.k8s.io/v1
+/// ValidateEventCreate's strict rules (`old` null) or ValidateEventUpdate's
+/// immutable fields; `ev` and `old` are core/v1 forms.
+std::vector<status_cause> event_rules(const boost::json::object& ev, const boost::json::object* old, bool via_events_api);
 /// ValidatePodSpec, the parts kcoro models; `base` is the spec's path
 /// ("spec.template.spec").
 std::vector<status_cause> pod_spec_rules(const boost::json::object& pod, const std::string& base);

@@ -305,7 +305,7 @@ bool is_event(const resource_def& def) {
 std::vector<status_cause> validate_for(const resource_def& def, json::object& obj, const json::object* old) {
     auto causes = validate_object_meta(def, obj);
     if (is_event(def)) {
-        auto ev = validate_event(obj, !def.gvr.group.empty(), old == nullptr);
+        auto ev = validate_event(obj, old, !def.gvr.group.empty());
         causes.insert(causes.end(), ev.begin(), ev.end());
     }
     auto more = def.schema ? validate_custom_resource(obj, *def.schema) : default_and_validate_builtin(def, obj, old);

@@ -128,4 +128,35 @@ TEST_CASE("event validation: namespaces must agree; events.k8s.io creates get th
     REQUIRE_FALSE(r3);
     CHECK(status_message(r3.error()) ==
           R"(Event.events.k8s.io "s" is invalid: [eventTime: Required value, type: Invalid value: "": has invalid value: Odd])");
+    // the deprecated fields must be unset on create, named by their core names
+    auto dep = recorder_event("dep");
+    dep["deprecatedCount"] = 3;
+    auto r4 = s.create(ctx_at(), resources::events_v1(), "default", dep);
+    REQUIRE_FALSE(r4);
+    CHECK(status_message(r4.error()) == R"(Event.events.k8s.io "dep" is invalid: count: Invalid value: "": needs to be unset)");
+}
+
+TEST_CASE("an update through events.k8s.io may change the series, not what the event says (ValidateEventUpdate)") {
+    object_store s;
+    auto made = s.create(ctx_at(), resources::events_v1(), "default", recorder_event("u"));
+    REQUIRE(made);
+    auto next = *made;
+    next["series"] = json::object{{"count", 2}, {"lastObservedTime", "2026-01-02T03:05:05.000000Z"}};
+    auto ok = s.update(ctx_at(), resources::events_v1(), "default", "u", next);
+    REQUIRE(ok);
+    auto changed = *ok;
+    changed["note"] = "other words";
+    changed["regarding"].as_object()["name"] = "elsewhere";
+    auto r = s.update(ctx_at(), resources::events_v1(), "default", "u", changed);
+    REQUIRE_FALSE(r);
+    CHECK(status_message(r.error()) ==
+          R"(Event.events.k8s.io "u" is invalid: [involvedObject: Invalid value: core.ObjectReference{Kind:"ConfigMap", )"
+          R"(Namespace:"default", Name:"elsewhere", UID:"u-1", APIVersion:"v1", ResourceVersion:"", FieldPath:""}: )"
+          R"(field is immutable, message: Invalid value: "other words": field is immutable])");
+    // the core/v1 API keeps the legacy rules only
+    auto core = s.get(resources::events(), "default", "u");
+    REQUIRE(core);
+    auto c2 = *core;
+    c2["message"] = "core may";
+    CHECK(s.update(ctx_at(), resources::events(), "default", "u", c2));
 }
