@@ -183,18 +183,33 @@ struct merger {
         return *prev;
     }
 
-    // index(): position of val in l, comparing merge-key values for maps.
-    static long index_of(const json::array& l, const json::value& val, const std::string& key, go_kind kind) {
-        auto get = [&](const json::value& item) -> json::value {
-            if (kind != go_kind::map) return item;
-            const auto* o = item.if_object();
-            if (!o) return nullptr;
-            const auto* v = o->if_contains(key);
-            return v ? *v : json::value(nullptr);
-        };
-        json::value want = get(val);
-        for (std::size_t i = 0; i < l.size(); ++i) {
-            if (go_equal(want, get(l[i]))) return static_cast<long>(i);
+    // index(): position of val in l, comparing merge-key values for maps
+    // (an absent key reads as nil, as a Go map lookup does).
+    static const json::value* index_value(const json::value& item, const std::string& key, go_kind kind) {
+        if (kind != go_kind::map) return &item;
+        const auto* o = item.if_object();
+        return o ? o->if_contains(key) : nullptr;
+    }
+    static bool same_value(const json::value* a, const json::value* b) {
+        static const json::value nil;
+        return go_equal(a ? *a : nil, b ? *b : nil);
+    }
+    // An order list as index() reads it: the merge-key values (or the
+    // items, for primitives), so the list itself need not be kept.
+    using order_keys = std::vector<json::value>;
+    static order_keys keys_of(const json::array& l, const std::string& key, go_kind kind) {
+        order_keys out;
+        out.reserve(l.size());
+        for (const auto& item : l) {
+            const json::value* v = index_value(item, key, kind);
+            out.push_back(v ? *v : json::value(nullptr));
+        }
+        return out;
+    }
+    static long index_of(const order_keys& keys, const json::value& val, const std::string& key, go_kind kind) {
+        const json::value* want = index_value(val, key, kind);
+        for (std::size_t i = 0; i < keys.size(); ++i) {
+            if (same_value(want, &keys[i])) return static_cast<long>(i);
         }
         return -1;
     }
@@ -213,11 +228,14 @@ struct merger {
 
     // normalizeSliceOrder: sort by the order list (sort.SliceStable; the
     // lists are short, so Go's insertion sort, with its less function).
-    static result<json::array> normalize_slice_order(json::array to_sort, const json::array& order,
-                                                     const std::string& key, go_kind kind) {
+    // `validate`: the order list's items, when they still need the merge-key check.
+    static result<json::array> normalize_slice_order(json::array to_sort, const order_keys& order,
+                                                     const json::array* validate, const std::string& key,
+                                                     go_kind kind) {
         json::array to_delete;
         if (kind == go_kind::map) {
-            if (auto e = validate_merge_key_in_lists(key, {&to_sort, &order})) return *e;
+            static const json::array none;
+            if (auto e = validate_merge_key_in_lists(key, {&to_sort, validate ? validate : &none})) return *e;
             json::array keep;
             for (auto& v : to_sort) {
                 const auto& m = v.get_object();
@@ -250,38 +268,41 @@ struct merger {
     // mergeSortedSlice: server-only items (left) woven into the patch items
     // (right) by their order in the live list; items the live list lacks
     // come first.
-    static json::array merge_sorted_slice(const json::array& left, const json::array& right,
-                                          const json::array& server_order, const std::string& key, go_kind kind) {
+    static json::array merge_sorted_slice(json::array left, json::array right, const order_keys& server_order,
+                                          const std::string& key, go_kind kind) {
         json::array out;
+        out.reserve(left.size() + right.size());
         std::size_t i = 0, j = 0;
         const std::size_t size = left.size() + right.size();
         for (std::size_t k = 0; k < size; ++k) {
             if (i >= left.size() && j < right.size()) {
-                out.push_back(right[j++]);
+                out.push_back(std::move(right[j++]));
             } else if (j >= right.size() && i < left.size()) {
-                out.push_back(left[i++]);
+                out.push_back(std::move(left[i++]));
             } else {
                 auto li = index_of(server_order, left[i], key, kind);
                 auto ri = index_of(server_order, right[j], key, kind);
                 if (li >= 0 && ri >= 0 && li < ri) {
-                    out.push_back(left[i++]);
+                    out.push_back(std::move(left[i++]));
                 } else {
-                    out.push_back(right[j++]);
+                    out.push_back(std::move(right[j++]));
                 }
             }
         }
         return out;
     }
 
+    // `server_order`: the live list's keys, taken before the merge; every
+    // live item passed partition_maps' merge-key check already.
     static result<json::array> normalize_element_order(json::array patch, json::array server_only,
                                                        const json::array& patch_order,
-                                                       const json::array& server_order, const std::string& key,
+                                                       const order_keys& server_order, const std::string& key,
                                                        go_kind kind) {
-        auto p = normalize_slice_order(std::move(patch), patch_order, key, kind);
+        auto p = normalize_slice_order(std::move(patch), keys_of(patch_order, key, kind), &patch_order, key, kind);
         if (!p) return p.error();
-        auto so = normalize_slice_order(std::move(server_only), server_order, key, kind);
+        auto so = normalize_slice_order(std::move(server_only), server_order, nullptr, key, kind);
         if (!so) return so.error();
-        return merge_sorted_slice(*so, *p, server_order, key, kind);
+        return merge_sorted_slice(std::move(*so), std::move(*p), server_order, key, kind);
     }
 
     // findMapInSliceBasedOnKeyValue
@@ -295,24 +316,24 @@ struct merger {
         return -1L;
     }
 
-    static void partition_primitives(const json::array& merged, const json::array& by, json::array& in,
+    static void partition_primitives(json::array merged, const json::array& by, json::array& in,
                                      json::array& out) {
-        for (const auto& v : merged) {
+        for (auto& v : merged) {
             bool found = std::any_of(by.begin(), by.end(), [&](const json::value& b) { return go_equal(b, v); });
-            (found ? in : out).push_back(v);
+            (found ? in : out).push_back(std::move(v));
         }
     }
 
-    static std::optional<error> partition_maps(const json::array& merged, const json::array& by,
+    static std::optional<error> partition_maps(json::array merged, const json::array& by,
                                                const std::string& key, json::array& in, json::array& out) {
-        for (const auto& v : merged) {
+        for (auto& v : merged) {
             const auto* m = v.if_object();
             if (!m) return err_bad_arg_type(map_type, v);
             const auto* kv = m->if_contains(key);
             if (!kv) return err_no_merge_key(v, key);
             auto f = find_map(by, key, *kv);
             if (!f) return f.error();
-            (*f >= 0 ? in : out).push_back(v);
+            (*f >= 0 ? in : out).push_back(std::move(v));
         }
         return std::nullopt;
     }
@@ -373,7 +394,9 @@ struct merger {
         auto kind = slice_element_type({&original, &patch});
         if (!kind) return kind.error();
         json::array merged;
-        json::array patch_items = patch;
+        order_keys server;  // the live list's order, for normalizeElementOrder
+        json::array special_items;
+        const json::array* patch_items = &patch;
         if (*kind != go_kind::map) {
             if (is_delete_list) {
                 json::array kept;
@@ -383,7 +406,8 @@ struct merger {
                 }
                 return kept;
             }
-            merged = original;
+            server = keys_of(original, key, *kind);
+            merged = std::move(original);
             for (const auto& v : patch) merged.push_back(v);
             deduplicate_scalars(merged);
         } else {
@@ -391,19 +415,19 @@ struct merger {
             auto special = merge_slice_with_special_elements(std::move(original), patch, key);
             if (!special) return special.error();
             original = std::move(special->first);
-            patch_items = std::move(special->second);
-            // mergeSliceWithoutSpecialElements
-            merged = original;
-            for (const auto& v : patch_items) {
+            special_items = std::move(special->second);
+            patch_items = &special_items;
+            // mergeSliceWithoutSpecialElements, in place
+            server = keys_of(original, key, *kind);
+            merged = std::move(original);
+            for (const auto& v : *patch_items) {
                 const auto& m = v.get_object();
                 const auto* mv = m.if_contains(key);
                 if (!mv) return err_no_merge_key(v, key);
                 auto f = find_map(merged, key, *mv);
                 if (!f) return f.error();
                 if (*f >= 0) {
-                    json::object target = merged[static_cast<std::size_t>(*f)].get_object();
-                    if (auto e = merge_map(target, m, path)) return *e;
-                    merged[static_cast<std::size_t>(*f)] = std::move(target);
+                    if (auto e = merge_map(merged[static_cast<std::size_t>(*f)].get_object(), m, path)) return *e;
                 } else {
                     merged.push_back(v);  // as the patch has it, directives included
                 }
@@ -412,21 +436,22 @@ struct merger {
         // Enforce the order: patch items by the patch, the rest by the live list.
         json::array in, out;
         if (key.empty()) {
-            partition_primitives(merged, patch_items, in, out);
-        } else if (auto e = partition_maps(merged, patch_items, key, in, out)) {
+            partition_primitives(std::move(merged), *patch_items, in, out);
+        } else if (auto e = partition_maps(std::move(merged), *patch_items, key, in, out)) {
             return *e;
         }
-        return normalize_element_order(std::move(in), std::move(out), patch_items, original, key, *kind);
+        return normalize_element_order(std::move(in), std::move(out), *patch_items, server, key, *kind);
     }
 
     // mergeSliceHandler
-    result<json::value> merge_slice_handler(const json::value& original, const json::value& patch,
+    // `original` is consumed (moved from).
+    result<json::value> merge_slice_handler(json::value& original, const json::value& patch,
                                             const std::string& path, bool is_delete_list) {
         if (!original.is_array()) return err_bad_arg_type(slice_type, original);
         if (!patch.is_array()) return err_bad_arg_type(slice_type, patch);
         auto meta = lookup(path);
         if (!meta.merge) return patch;
-        auto r = merge_slice(original.get_array(), patch.get_array(), path, meta.merge_key, is_delete_list);
+        auto r = merge_slice(std::move(original.get_array()), patch.get_array(), path, meta.merge_key, is_delete_list);
         if (!r) return r.error();
         return json::value(std::move(*r));
     }
@@ -477,15 +502,14 @@ struct merger {
     }
 
     // mergePatchIntoOriginal: the $setElementOrder directives and their lists.
-    std::optional<error> merge_patch_into_original(json::object& original, json::object& patch,
-                                                   const std::string& path) {
-        std::vector<std::string> keys;
+    // The lists it merged are added to `consumed` (the Go code deletes them
+    // from the patch).
+    std::optional<error> merge_patch_into_original(json::object& original, const json::object& patch,
+                                                   const std::string& path, std::vector<std::string>& consumed) {
         for (const auto& kv : patch) {
-            if (std::string_view(kv.key()).starts_with(order_prefix_no_slash)) keys.emplace_back(kv.key());
-        }
-        for (const auto& k : keys) {
-            json::value order_v = patch.at(k);
-            patch.stable_erase(k);
+            std::string_view k = kv.key();
+            if (!k.starts_with(order_prefix_no_slash)) continue;
+            const json::value& order_v = kv.value();
             if (!order_v.is_array()) return err_bad_arg_type(slice_type, order_v);
             const auto& order = order_v.get_array();
             auto okey = extract_key(k, order_prefix_no_slash);
@@ -500,41 +524,51 @@ struct merger {
             const json::array& orig_arr = orig_list ? orig_list->get_array() : empty;
             const json::array& patch_arr = patch_list ? patch_list->get_array() : empty;
             if (auto e = validate_patch_with_set_order_list(patch_arr, order, meta.merge_key)) return e;
+            if (!orig_list && !patch_list) continue;
+            // The element kind and the live order, from the lists before the
+            // merge (Go reads them afterwards from the unchanged originals;
+            // an element-type error is the same either way).
+            auto kind = slice_element_type({&orig_arr, &patch_arr});
+            if (!kind) {
+                if (orig_list && patch_list) {
+                    json::value probe = *orig_list;
+                    if (auto m = merge_slice_handler(probe, *patch_list, child, false); !m) return m.error();
+                }
+                return kind.error();
+            }
+            const order_keys server = keys_of(orig_arr, meta.merge_key, *kind);
             json::value merged;
             if (orig_list && !patch_list) {
-                merged = *orig_list;
+                merged = std::move(original[*okey]);
             } else if (!orig_list && patch_list) {
                 merged = *patch_list;
-            } else if (orig_list && patch_list) {
-                auto m = merge_slice_handler(*orig_list, *patch_list, child, false);
+            } else {
+                json::value slot = std::move(original[*okey]);  // orig_arr is not read past here
+                auto m = merge_slice_handler(slot, *patch_list, child, false);
                 if (!m) return m.error();
                 merged = std::move(*m);
-            } else {
-                continue;
             }
             json::array in, out;
             if (meta.merge_key.empty()) {
-                partition_primitives(merged.get_array(), order, in, out);
-            } else if (auto e = partition_maps(merged.get_array(), order, meta.merge_key, in, out)) {
+                partition_primitives(std::move(merged.get_array()), order, in, out);
+            } else if (auto e = partition_maps(std::move(merged.get_array()), order, meta.merge_key, in, out)) {
                 return e;
             }
-            auto kind = slice_element_type({&orig_arr, &patch_arr});
-            if (!kind) return kind.error();
-            auto both = normalize_element_order(std::move(in), std::move(out), order, orig_arr, meta.merge_key, *kind);
+            auto both = normalize_element_order(std::move(in), std::move(out), order, server, meta.merge_key, *kind);
             if (!both) return both.error();
             original[*okey] = std::move(*both);
-            patch.stable_erase(*okey);
+            consumed.push_back(*okey);
         }
         return std::nullopt;
     }
 
     // mergeMap
-    std::optional<error> merge_map(json::object& original, json::object patch, const std::string& path) {
+    std::optional<error> merge_map(json::object& original, const json::object& patch, const std::string& path) {
         if (const auto* d = patch.if_contains(directive_marker)) {
             // handleDirectiveInMergeMap: the patch is used as it is.
             if (d->is_string() && d->get_string() == "replace") {
-                patch.stable_erase(directive_marker);
-                original = std::move(patch);
+                original = patch;
+                original.stable_erase(directive_marker);
                 return std::nullopt;
             }
             if (d->is_string() && d->get_string() == "delete") {
@@ -545,17 +579,16 @@ struct merger {
         }
         // applyRetainKeysDirective
         if (const auto* rk = patch.if_contains(retain_keys_directive)) {
-            json::value keys_v = *rk;
-            patch.stable_erase(retain_keys_directive);
-            if (!keys_v.is_array()) return err_retain_keys();
-            const auto& keys = keys_v.get_array();
+            if (!rk->is_array()) return err_retain_keys();
+            const auto& keys = rk->get_array();
             auto retained = [&](std::string_view k) {
                 return std::any_of(keys.begin(), keys.end(),
                                    [&](const json::value& v) { return v.is_string() && v.get_string() == k; });
             };
             for (const auto& kv : patch) {
                 std::string_view k = kv.key();
-                if (kv.value().is_null() || k.starts_with(delete_prefix_no_slash) || k.starts_with(order_prefix_no_slash)) {
+                if (k == retain_keys_directive || kv.value().is_null() || k.starts_with(delete_prefix_no_slash) ||
+                    k.starts_with(order_prefix_no_slash)) {
                     continue;
                 }
                 if (!retained(k)) return err_retain_keys();
@@ -564,10 +597,15 @@ struct merger {
                 it = retained(it->key()) ? it + 1 : original.stable_erase(it);
             }
         }
-        if (auto e = merge_patch_into_original(original, patch, path)) return e;
+        std::vector<std::string> consumed;
+        if (auto e = merge_patch_into_original(original, patch, path, consumed)) return e;
 
         for (const auto& kv : patch) {
             std::string k(kv.key());
+            if (k == retain_keys_directive || std::string_view(k).starts_with(order_prefix_no_slash) ||
+                std::find(consumed.begin(), consumed.end(), k) != consumed.end()) {
+                continue;  // handled above (deleted from the patch in Go)
+            }
             const json::value& pv = kv.value();
             bool is_delete_list = false;
             if (std::string_view(k).starts_with(delete_prefix_no_slash)) {
@@ -589,14 +627,12 @@ struct merger {
             }
             const std::string child = child_path(path, k);
             if (ov->is_object()) {
-                json::object target = std::move(ov->get_object());
-                auto e = merge_map(target, pv.get_object(), child);
-                if (e) return e;
-                original[k] = std::move(target);
+                // The recursion adds nothing to `original`: `ov` stays valid.
+                if (auto e = merge_map(ov->get_object(), pv.get_object(), child)) return e;
             } else if (ov->is_array()) {
                 auto r = merge_slice_handler(*ov, pv, child, is_delete_list);
                 if (!r) return r.error();
-                original[k] = std::move(*r);
+                *ov = std::move(*r);
             } else {
                 original[k] = pv;
             }
