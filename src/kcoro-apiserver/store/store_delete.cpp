@@ -166,11 +166,18 @@ result<delete_result> object_store::impl::do_delete(const request_context& ctx, 
     // Graceful: mark as deleting (markAsDeleting); the controllers and the
     // finalizers' owners finish the job.
     auto& meta = mutable_metadata(next);
-    if (!is_being_deleted(next)) {
-        if (generation_of(next) > 0) meta["generation"] = generation_of(next) + 1;
-        meta["deletionTimestamp"] = format_rfc3339(ctx.now);
+    if (is_namespace(def)) {
+        // The namespace registry's own Delete (pkg/registry/core/namespace/
+        // storage): deletionTimestamp and phase Terminating, no grace period.
+        if (!is_being_deleted(next)) meta["deletionTimestamp"] = format_rfc3339(ctx.now);
+    } else {
+        // store.go markAsDeleting.
+        if (!is_being_deleted(next)) {
+            if (generation_of(next) > 0) meta["generation"] = generation_of(next) + 1;
+            meta["deletionTimestamp"] = format_rfc3339(ctx.now);
+        }
+        meta["deletionGracePeriodSeconds"] = 0;
     }
-    meta["deletionGracePeriodSeconds"] = 0;
     if (is_namespace(def)) {
         auto& st = next["status"];
         if (!st.is_object()) st = json::object{};

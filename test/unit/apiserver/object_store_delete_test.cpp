@@ -306,3 +306,14 @@ TEST_CASE("gc_step settles (returns false) when only a user finalizer holds a na
     settle(s);
     CHECK(is_not_found(s.get(resources::namespaces(), "", "held").error()));
 }
+
+TEST_CASE("deleting a namespace: deletionTimestamp and Terminating, no deletionGracePeriodSeconds (namespace registry)") {
+    object_store s;
+    REQUIRE(s.create(ctx_at(), resources::namespaces(), "", obj(R"({"metadata":{"name":"nsd"}})")));
+    auto d = s.remove(ctx_at(), resources::namespaces(), "", "nsd");
+    REQUIRE(d);
+    CHECK_FALSE(d->deleted);
+    CHECK(d->body.at("metadata").as_object().contains("deletionTimestamp"));
+    CHECK_FALSE(d->body.at("metadata").as_object().contains("deletionGracePeriodSeconds"));
+    CHECK(d->body.at("status").at("phase") == "Terminating");
+}
