@@ -257,10 +257,32 @@ std::vector<status_cause> deployment_rules(json::object& obj, const json::object
     } else if (stype != "RollingUpdate") {
         causes.push_back(errors::field_not_supported("spec.strategy.type", quoted(stype), {"Recreate", "RollingUpdate"}));
     }
+    if (stype == "RollingUpdate") {
+        // ValidateRollingUpdateDeployment: both may not be 0.
+        if (const auto* ru = strat.if_contains("rollingUpdate"); ru && ru->is_object()) {
+            auto zero = [&](std::string_view k) {
+                const auto* v = ru->get_object().if_contains(k);
+                if (!v) return false;
+                if (v->is_int64()) return v->get_int64() == 0;
+                return v->is_string() && (v->get_string() == "0" || v->get_string() == "0%");
+            };
+            if (zero("maxUnavailable") && zero("maxSurge")) {
+                const auto& mu = ru->get_object().at("maxUnavailable");
+                causes.push_back(errors::field_invalid("spec.strategy.rollingUpdate.maxUnavailable",
+                                                       mu.is_string() ? quoted(mu.get_string()) : json::serialize(mu),
+                                                       "may not be 0 when `maxSurge` is 0"));
+            }
+        }
+    }
     for (const char* f : {"minReadySeconds", "revisionHistoryLimit"}) {
         if (auto v = int_at(spec, f); v && *v < 0) {
             causes.push_back(errors::field_invalid(std::string("spec.") + f, std::to_string(*v), "must be greater than or equal to 0"));
         }
+    }
+    // ValidateDeploymentSpec: the progress deadline must exceed minReadySeconds.
+    if (auto pd = int_at(spec, "progressDeadlineSeconds"); pd && *pd <= int_at(spec, "minReadySeconds").value_or(0)) {
+        causes.push_back(errors::field_invalid("spec.progressDeadlineSeconds", std::to_string(*pd),
+                                               "must be greater than minReadySeconds"));
     }
     return causes;
 }

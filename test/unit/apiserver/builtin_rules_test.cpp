@@ -403,3 +403,16 @@ TEST_CASE("deleting with finalizers: deletionTimestamp and deletionGracePeriodSe
     // markAsDeleting bumps generation only when there is one (ConfigMaps have none)
     CHECK_FALSE(d->body.at("metadata").as_object().contains("generation"));
 }
+
+TEST_CASE("deployments: rolling update 0/0 and a progress deadline within minReadySeconds are refused") {
+    object_store s;
+    auto d = deployment("ru");
+    d["spec"].as_object()["strategy"] = json::object{{"type", "RollingUpdate"},
+                                                      {"rollingUpdate", json::object{{"maxUnavailable", 0}, {"maxSurge", "0%"}}}};
+    d["spec"].as_object()["minReadySeconds"] = 700;
+    auto r = s.create(ctx_at(), resources::deployments(), "default", d);
+    REQUIRE_FALSE(r);
+    CHECK(status_message(r.error()) ==
+          "Deployment.apps \"ru\" is invalid: [spec.strategy.rollingUpdate.maxUnavailable: Invalid value: 0: may not be 0 "
+          "when `maxSurge` is 0, spec.progressDeadlineSeconds: Invalid value: 600: must be greater than minReadySeconds]");
+}
