@@ -273,10 +273,10 @@ bool managed_fields_entry::same_manager(const managed_fields_entry& o) const noe
 std::string managed_fields_entry::printable() const {
     std::string s = json::serialize(json::value(manager));
     if (!subresource.empty()) s += " with subresource " + json::serialize(json::value(subresource));
-    if (operation == managed_operation::update) {
-        s += " using " + api_version;
-        if (!time.empty()) s += " at " + time;
-    }
+    // fieldmanager/internal/conflict.go printManager prints the manager
+    // identifier (BuildManagerIdentifier), which never holds the time: no
+    // "at <time>" in practice.
+    if (operation == managed_operation::update) s += " using " + api_version;
     return s;
 }
 

@@ -113,7 +113,8 @@ struct managed_fields_entry {
     /// one entry across versions).
     bool same_manager(const managed_fields_entry& o) const noexcept;
     /// How conflict messages name it: "\"kubectl\"" for Apply,
-    /// "\"m\" using v1 at 2026-01-02T03:04:05Z" for Update.
+    /// "\"m\" using v1" for Update (conflict.go printManager on the manager
+    /// identifier, which has no time).
     std::string printable() const;
 };
 

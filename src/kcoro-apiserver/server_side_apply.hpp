@@ -73,7 +73,7 @@ struct apply_options {
 /// object (managedFields included), or a 409 Conflict whose Status names
 /// every conflicting field and manager exactly as kube-apiserver does:
 /// `Apply failed with 1 conflict: conflict with "kubectl-client-side-apply"
-/// using v1 at 2026-01-02T03:04:05Z: .spec.replicas`, one cause per field
+/// using v1: .spec.replicas`, one cause per field
 /// with type FieldManagerConflict and field ".spec.replicas".
 /// `null` in the applied configuration means "not set by me". 400 BadRequest,
 /// as the real server, when the configuration carries managedFields

@@ -332,7 +332,22 @@ asio::awaitable<void> stale_write_conflict(ctx& x) {
     kcoro::delete_options dopt{};
     dopt.preconditions = kcoro::delete_preconditions{.uid = "", .resource_version = std::string(kcoro::resource_version_of(*one))};
     auto rd = co_await x.remove(x.cms, "desired", dopt);
-    must_fail(rd, kcoro::api_errc::conflict, "Precondition failed", "delete with a stale precondition");
+    // rest.BeforeDelete's wording, the object named by Kind.
+    auto latest = co_await x.must_get(x.cms, "desired");
+    must_fail(rd, kcoro::api_errc::conflict,
+              "Operation cannot be fulfilled on ConfigMap \"desired\": the ResourceVersion in the precondition (" +
+                  std::string(kcoro::resource_version_of(*one)) +
+                  ") does not match the ResourceVersion in record (" +
+                  std::string(kcoro::resource_version_of(*latest)) + "). The object might have been modified",
+              "delete with a stale precondition");
+    kcoro::delete_options uopt{};
+    uopt.preconditions = kcoro::delete_preconditions{.uid = "00000000-0000-4000-8000-000000000000", .resource_version = ""};
+    auto ru = co_await x.remove(x.cms, "desired", uopt);
+    must_fail(ru, kcoro::api_errc::conflict,
+              "Operation cannot be fulfilled on ConfigMap \"desired\": the UID in the precondition "
+              "(00000000-0000-4000-8000-000000000000) does not match the UID in record (" +
+                  std::string(kcoro::uid_of(*latest)) + "). The object might have been deleted and then recreated",
+              "delete with a wrong uid precondition");
 }
 
 // Reference 002, experiment 2: a side effect named after the owner's UID,
@@ -780,6 +795,262 @@ asio::awaitable<void> resource_version_too_large(ctx& x) {
     EXPECT(kcoro::is_resource_version_too_large(r.error()), "Too large resource version: " + r.error().message());
 }
 
+// ---------------------------------------------------------------------------
+// Issue 13 (server fidelity): strategic merge, apply identity, validation,
+// the two event views, namespace deletion conditions. Each expectation is
+// the real server's answer (the Go file is named where it is decided).
+
+json::object deployment_obj(const ctx& x, std::string_view name) {
+    json::object d = json::parse(R"({"apiVersion":"apps/v1","kind":"Deployment",
+        "spec":{"replicas":0,"selector":{"matchLabels":{"app":"conf"}},
+          "template":{"metadata":{"labels":{"app":"conf"}},
+            "spec":{"containers":[{"name":"c","image":"registry.k8s.io/pause:3.9"}]}}}})").as_object();
+    kcoro::set_name(d, name);
+    kcoro::set_namespace(d, x.ns);
+    return d;
+}
+
+const json::array& env_of(const json::object& d) {
+    const auto* env = kcoro::find_path(d, {"spec", "template", "spec", "containers"});
+    if (!env || !env->is_array() || env->as_array().empty()) throw failure("no containers");
+    const auto* e = env->as_array()[0].as_object().if_contains("env");
+    if (!e || !e->is_array()) throw failure("container has no env");
+    return e->as_array();
+}
+
+std::string env_names(const json::object& d) {
+    std::string out;
+    for (const auto& e : env_of(d)) out += (out.empty() ? "" : ",") + str(e.as_object().if_contains("name"));
+    return out;
+}
+
+// strategicpatch/patch.go mergeMap: a key the live object lacks takes the
+// patch value verbatim, so `{"$patch":"replace"}` in an absent env list is a
+// literal element and validation refuses it; present, it replaces the list.
+asio::awaitable<void> strategic_merge_directives(ctx& x) {
+    const auto deps = kcoro::resources::deployments();
+    const json::object smp_obj = deployment_obj(x, "smp");  // named: no temporary in a co_await (TOOLCHAIN.md)
+    co_await x.create(deps, smp_obj);
+    kcoro::patch_options sp{.type = kcoro::patch_type::strategic_merge};
+    const std::string replace_env =
+        R"({"spec":{"template":{"spec":{"containers":[{"name":"c","env":[{"$patch":"replace"},{"name":"A","value":"1"}]}]}}}})";
+    auto r = co_await x.patch(deps, "smp", replace_env, sp);
+    must_fail(r, kcoro::api_errc::invalid,
+              "Deployment.apps \"smp\" is invalid: spec.template.spec.containers[0].env[0].name: Required value",
+              "$patch: replace in an absent env");
+    // Give the container an env, then the directive replaces the list.
+    auto d = must(co_await x.patch(deps, "smp",
+                                   R"({"spec":{"template":{"spec":{"containers":[{"name":"c","env":[{"name":"OLD","value":"0"}]}]}}}})", sp),
+                  "add env");
+    EXPECT(env_names(*d) == "OLD", "env added: " + env_names(*d));
+    // mergeSlice + normalizeElementOrder: an item new to the live list goes
+    // before the live-only items.
+    d = must(co_await x.patch(deps, "smp",
+                              R"({"spec":{"template":{"spec":{"containers":[{"name":"c","env":[{"name":"NEW","value":"1"}]}]}}}})", sp),
+             "merge env");
+    EXPECT(env_names(*d) == "NEW,OLD", "merged env order: " + env_names(*d));
+    // $setElementOrder orders the merged list.
+    d = must(co_await x.patch(deps, "smp",
+                              R"({"spec":{"template":{"spec":{"containers":[{"name":"c","$setElementOrder/env":[{"name":"OLD"},{"name":"NEW"}]}]}}}})", sp),
+             "reorder env");
+    EXPECT(env_names(*d) == "OLD,NEW", "$setElementOrder order: " + env_names(*d));
+    d = must(co_await x.patch(deps, "smp", replace_env, sp), "replace env");
+    EXPECT(env_names(*d) == "A", "$patch: replace on a present env: " + env_names(*d));
+    // A merge error the handler does not map is a 500 with the Go error's text.
+    auto bad = co_await x.patch(deps, "smp", R"({"spec":{"template":{"spec":{"containers":[{"image":"x"}]}}}})", sp);
+    auto e = must_fail(bad, kcoro::api_errc::internal_error, "does not contain declared merge key: name",
+                       "a list item without its merge key");
+    EXPECT(e.http_code() == 500, "500");
+}
+
+// fieldmanager: managers are manager + operation (an Update by M and an Apply
+// by M conflict); without fieldManager the manager is the User-Agent up to
+// its first '/' (handlers/rest.go managerOrUserAgent).
+asio::awaitable<void> apply_manager_identity(ctx& x) {
+    json::object o = x.configmap("owned", "one");
+    const kcoro::create_options co{.field_manager = "conf-owner"};
+    must(co_await x.c.create(x.cms, x.ns, o, co), "create as conf-owner");
+    json::object changed = x.configmap("owned", "two");
+    const std::string manager = "conf-owner";
+    auto r = co_await x.c.apply(x.cms, changed, manager, false);
+    must_fail(r, kcoro::api_errc::conflict,
+              "Apply failed with 1 conflict: conflict with \"conf-owner\" using v1: .data.value",
+              "apply over the same manager's Update");
+    auto ua = co_await x.create_cm("ua", "x");
+    const auto* mf = kcoro::managed_fields_of(*ua);
+    EXPECT(mf && mf->is_array() && !mf->as_array().empty(), "managedFields recorded");
+    const auto& first = mf->as_array()[0].as_object();
+    // The driver's User-Agent is "kcoro-conformance/<version>".
+    EXPECT(str(first.if_contains("manager")) == "kcoro-conformance",
+           "manager from the User-Agent: " + str(first.if_contains("manager")));
+    EXPECT(str(first.if_contains("operation")) == "Update", "operation Update");
+}
+
+// pkg/apis/*/validation, the decoder, and the registry strategies.
+asio::awaitable<void> builtin_validation(ctx& x) {
+    json::object bad = x.configmap("badkey", "v");
+    bad["data"] = json::object{{"a b", "1"}};
+    const kcoro::create_options co{};
+    auto r = co_await x.c.create(x.cms, x.ns, bad, co);
+    must_fail(r, kcoro::api_errc::invalid,
+              "ConfigMap \"badkey\" is invalid: data[a b]: Invalid value: \"a b\": a valid config key must consist of "
+              "alphanumeric characters, '-', '_' or '.'",
+              "a bad ConfigMap key");
+
+    json::object imm = x.configmap("imm", "one");
+    imm["immutable"] = true;
+    auto made = co_await x.create(x.cms, imm);
+    json::object edit = *made;
+    edit["data"] = json::object{{"value", "two"}};
+    auto u = co_await x.update(x.cms, edit);
+    must_fail(u, kcoro::api_errc::invalid,
+              "ConfigMap \"imm\" is invalid: data: Forbidden: field is immutable when `immutable` is set",
+              "changing an immutable ConfigMap");
+
+    // Unknown fields of a built-in are dropped (fieldValidation Warn, the default).
+    json::object extra = x.configmap("extra", "v");
+    extra["colour"] = "red";
+    auto ex = co_await x.create(x.cms, extra);
+    EXPECT(!ex->contains("colour"), "unknown field dropped");
+
+    const auto leases = kcoro::resources::leases();
+    json::object lease = json::parse(R"({"apiVersion":"coordination.k8s.io/v1","kind":"Lease","metadata":{"name":"l"},
+        "spec":{"holderIdentity":"a","leaseDurationSeconds":15,"renewTime":"2026-01-02T03:04:05Z"}})").as_object();
+    kcoro::set_namespace(lease, x.ns);
+    auto lr = co_await x.c.create(leases, x.ns, lease, co);
+    must_fail(lr, kcoro::api_errc::bad_request, "cannot parse \"Z\" as \".000000\"", "a MicroTime without microseconds");
+    lease["spec"].as_object()["renewTime"] = "2026-01-02T03:04:05.000000Z";
+    lease["spec"].as_object()["leaseDurationSeconds"] = 0;
+    lr = co_await x.c.create(leases, x.ns, lease, co);
+    must_fail(lr, kcoro::api_errc::invalid,
+              "Lease.coordination.k8s.io \"l\" is invalid: spec.leaseDurationSeconds: Invalid value: 0: must be greater than 0",
+              "leaseDurationSeconds 0");
+    lease["spec"].as_object()["leaseDurationSeconds"] = 15;
+    auto l = co_await x.create(leases, lease);
+    json::object unconditional = *l;
+    kcoro::mutable_metadata(unconditional).erase("resourceVersion");
+    auto lu = co_await x.update(leases, unconditional);
+    must_fail(lu, kcoro::api_errc::invalid,
+              "leases.coordination.k8s.io \"l\" is invalid: metadata.resourceVersion: Invalid value: 0: must be specified for an update",
+              "a Lease update without resourceVersion");
+
+    json::object ev = json::parse(R"({"apiVersion":"v1","kind":"Event","metadata":{"name":"ev"},"reason":"R",
+        "involvedObject":{"kind":"ConfigMap","name":"imm","namespace":"elsewhere"}})").as_object();
+    kcoro::set_namespace(ev, x.ns);
+    auto er = co_await x.c.create(kcoro::resources::events(), x.ns, ev, co);
+    must_fail(er, kcoro::api_errc::invalid,
+              "Event \"ev\" is invalid: involvedObject.namespace: Invalid value: \"elsewhere\": does not match event.namespace",
+              "an event for another namespace");
+
+    const auto deps = kcoro::resources::deployments();
+    const json::object st_obj = deployment_obj(x, "st");
+    auto d = co_await x.create(deps, st_obj);
+    json::object st = *d;
+    st["status"] = json::object{{"replicas", 1}, {"readyReplicas", 2}, {"availableReplicas", 1}};
+    // Unconditional (Deployments allow it): the deployment controller may
+    // have written status since, and a stale resourceVersion would be a 409
+    // before validation runs.
+    kcoro::mutable_metadata(st).erase("resourceVersion");
+    const kcoro::update_options so{.subresource = "status"};
+    auto sr = co_await x.c.update_status(deps, st, so);
+    must_fail(sr, kcoro::api_errc::invalid, "status.readyReplicas: Invalid value: 2: cannot be greater than status.replicas",
+              "Deployment status counts");
+
+    json::object svc = json::parse(R"({"apiVersion":"v1","kind":"Service","metadata":{"name":"dup"},
+        "spec":{"selector":{"app":"x"},"ports":[{"name":"a","port":80},{"name":"a","port":81}]}})").as_object();
+    kcoro::set_namespace(svc, x.ns);
+    auto svr = co_await x.c.create(x.svcs, x.ns, svc, co);
+    must_fail(svr, kcoro::api_errc::invalid, "spec.ports[1].name: Duplicate value: \"a\"", "duplicate Service port names");
+}
+
+// pkg/apis/events/v1/conversion.go: one storage, two views.
+asio::awaitable<void> events_two_views(ctx& x) {
+    co_await x.create_cm("subject", "v");
+    json::object ev = json::parse(R"({"apiVersion":"events.k8s.io/v1","kind":"Event","metadata":{"name":"rec"},
+        "eventTime":"2026-01-02T03:04:05.000000Z","reportingController":"conformance.kcoro.dev/ctl",
+        "reportingInstance":"ctl-1","action":"Reconcile","reason":"Created","type":"Normal","note":"made it",
+        "regarding":{"kind":"ConfigMap","apiVersion":"v1","name":"subject"}})").as_object();
+    kcoro::set_namespace(ev, x.ns);
+    ev["regarding"].as_object()["namespace"] = x.ns;
+    const auto v1 = kcoro::resources::events_v1();
+    const auto core = kcoro::resources::events();
+    auto w = co_await x.create(v1, ev);
+    EXPECT(str(w->if_contains("note")) == "made it", "events.k8s.io answers its own form");
+    auto c = co_await x.must_get(core, "rec");
+    EXPECT(str(c->if_contains("message")) == "made it", "core/v1 shows note as message");
+    EXPECT(str(kcoro::find_path(*c, {"involvedObject", "name"})) == "subject", "regarding is involvedObject");
+    EXPECT(str(c->if_contains("reportingComponent")) == "conformance.kcoro.dev/ctl", "reportingController is reportingComponent");
+    const kcoro::list_options by_involved{.field_selector = "involvedObject.name=subject,involvedObject.kind=ConfigMap"};
+    auto l = must(co_await x.c.list(core, x.ns, by_involved), "core list by involvedObject");
+    EXPECT(l.items.size() == 1, "kubectl describe's selector finds the recorder's event");
+    const kcoro::list_options by_regarding{.field_selector = "regarding.name=subject"};
+    auto l2 = must(co_await x.c.list(v1, x.ns, by_regarding), "events.k8s.io list by regarding");
+    EXPECT(l2.items.size() == 1, "regarding.name selects");
+    const kcoro::list_options core_label{.field_selector = "involvedObject.name=subject"};
+    auto l3 = co_await x.c.list(v1, x.ns, core_label);
+    must_fail(l3, kcoro::api_errc::bad_request, "field label not supported: involvedObject.name",
+              "events.k8s.io refuses the core field labels");
+}
+
+// pkg/controller/namespace/deletion: a namespace whose content is held by a
+// finalizer carries the deleter's conditions.
+asio::awaitable<void> namespace_deletion_conditions(ctx& x) {
+    const auto nss = kcoro::resources::namespaces();
+    const std::string ns = x.ns + "-t";
+    json::object nsobj{{"apiVersion", "v1"}, {"kind", "Namespace"}};
+    kcoro::set_name(nsobj, ns);
+    const kcoro::create_options co{};
+    must(co_await x.c.create(nss, "", nsobj, co), "create namespace");
+    json::object held{{"apiVersion", "v1"}, {"kind", "ConfigMap"}};
+    kcoro::set_name(held, "held");
+    kcoro::set_namespace(held, ns);
+    kcoro::add_finalizer(held, "conformance.kcoro.dev/hold");
+    must(co_await x.c.create(x.cms, ns, held, co), "create held configmap");
+    const kcoro::delete_options none{};
+    const object_key nskey{"", ns};
+    must(co_await x.c.remove(nss, nskey, none), "delete namespace");
+    auto end = std::chrono::steady_clock::now() + std::chrono::seconds(x.opt.gc_wait);
+    std::string remaining, finalizers, ok_reason;
+    while (std::chrono::steady_clock::now() < end) {
+        const kcoro::get_options go{};
+        auto cur = must(co_await x.c.get(nss, nskey, go), "get namespace");
+        if (const auto* conds = kcoro::find_path(*cur, {"status", "conditions"}); conds && conds->is_array()) {
+            for (const auto& cv : conds->as_array()) {
+                const auto& c = cv.as_object();
+                auto type = str(c.if_contains("type"));
+                if (type == "NamespaceContentRemaining" && str(c.if_contains("status")) == "True") {
+                    remaining = str(c.if_contains("reason")) + ": " + str(c.if_contains("message"));
+                }
+                if (type == "NamespaceFinalizersRemaining" && str(c.if_contains("status")) == "True") {
+                    finalizers = str(c.if_contains("reason")) + ": " + str(c.if_contains("message"));
+                }
+                if (type == "NamespaceDeletionDiscoveryFailure") ok_reason = str(c.if_contains("reason"));
+            }
+        }
+        if (!remaining.empty() && !finalizers.empty()) break;
+        co_await x.sleep(100ms);
+    }
+    EXPECT(remaining == "SomeResourcesRemain: Some resources are remaining: configmaps. has 1 resource instances",
+           "NamespaceContentRemaining: " + remaining);
+    EXPECT(finalizers == "SomeFinalizerRemain: Some finalizers are remaining: conformance.kcoro.dev/hold in 1 resource instances",
+           "NamespaceFinalizersRemaining: " + finalizers);
+    EXPECT(ok_reason == "ResourcesDiscovered", "NamespaceDeletionDiscoveryFailure False: " + ok_reason);
+    // Release it; the namespace goes.
+    const object_key cmkey{ns, "held"};
+    kcoro::patch_options po{};
+    std::string unhold = R"({"metadata":{"finalizers":null}})";
+    must(co_await x.c.patch(x.cms, cmkey, std::move(unhold), po), "remove the finalizer");
+    bool gone = false;
+    end = std::chrono::steady_clock::now() + std::chrono::seconds(x.opt.gc_wait);
+    while (!gone && std::chrono::steady_clock::now() < end) {
+        const kcoro::get_options go{};
+        auto cur = co_await x.c.get(nss, nskey, go);
+        gone = !cur && kcoro::is_not_found(cur.error());
+        if (!gone) co_await x.sleep(100ms);
+    }
+    EXPECT(gone, "the namespace goes once its content is gone");
+}
+
 std::vector<scenario> all_scenarios() {
     return {
         {"resource-version", false, resource_version},
@@ -802,6 +1073,12 @@ std::vector<scenario> all_scenarios() {
         {"watch-bookmarks", false, bookmarks},
         {"watch-send-initial-events", false, send_initial_events},
         {"resource-version-too-large", false, resource_version_too_large},
+        // issue 13, server fidelity
+        {"strategic-merge-directives", false, strategic_merge_directives},
+        {"apply-manager-identity", false, apply_manager_identity},
+        {"builtin-validation", false, builtin_validation},
+        {"events-two-views", false, events_two_views},
+        {"namespace-deletion-conditions", false, namespace_deletion_conditions},
     };
 }
 

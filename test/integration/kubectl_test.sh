@@ -108,6 +108,24 @@ expect "describe configmap: data" "greeting" "$out"
 expect "describe configmap: events" "Normal +Tested +.*kcoro-test +kubectl describe shows this event" "$out"
 out=$(k get events --field-selector involvedObject.name=cm1,type=Normal); expect "get events --field-selector" "Tested" "$out"
 out=$(k get events --field-selector spec.nodeName=n1); expect "unsupported field selector" 'field label not supported: spec.nodeName' "$out"
+# What client-go's events.k8s.io recorder writes is the same storage:
+# `kubectl describe` and `kubectl get events` (core/v1) show it.
+cat >"$WORK/event2.yaml" <<EOF
+apiVersion: events.k8s.io/v1
+kind: Event
+metadata: {name: cm1.recorder, namespace: default}
+eventTime: "2026-01-02T03:04:05.000000Z"
+reportingController: kcoro.dev/recorder
+reportingInstance: recorder-1
+action: Reconcile
+reason: Recorded
+note: written through events.k8s.io
+type: Normal
+regarding: {apiVersion: v1, kind: ConfigMap, name: cm1, namespace: default, uid: "$uid"}
+EOF
+out=$(k create -f "$WORK/event2.yaml"); expect "create events.k8s.io event" "event.events.k8s.io/cm1.recorder created" "$out"
+out=$(k describe configmap cm1); expect "describe configmap: recorder event" "Normal +Recorded +.*written through events.k8s.io" "$out"
+out=$(k get events --field-selector involvedObject.name=cm1); expect "get events: recorder event" "Recorded" "$out"
 
 # get -w: a watch bounded by timeout; a change made meanwhile must show up.
 timeout 8 "$KUBECTL" --kubeconfig "$KCFG" get configmaps -w --output-watch-events --request-timeout=6s >"$WORK/watch.out" 2>&1 &

@@ -11,13 +11,26 @@
 // Pure functions on values; the tables are immutable statics, safe to read
 // from any thread. Never throws on any input.
 //
-// Errors (as the real server answers, handlers/patch.go
-// interpretStrategicMergePatchError): the patch is not a JSON object, or a
-// directive is badly formed ($retainKeys, $deleteFromPrimitiveList,
-// $setElementOrder not a list) → 400 BadRequest; a patch key not listed in
-// $retainKeys → 422 Invalid with the generic message; any other merge error
-// (a list item without its merge key, an unknown $patch value) → 500
-// InternalError carrying the merge error. Custom resources → 415 (below).
+// The merge follows staging/src/k8s.io/apimachinery/pkg/util/strategicpatch/
+// patch.go (mergeMap, mergeSlice, mergePatchIntoOriginal, ...) function by
+// function, including what surprises: a value whose key the original lacks
+// is taken as the patch has it, directives included (so
+// `env: [{"$patch":"replace"}, ...]` on a container without env stays a
+// literal element, which the decoder and validation then judge); merged
+// lists are ordered as normalizeElementOrder orders them (the patch's items
+// in the patch's order, live-only items in theirs, an item new to the live
+// list before the live-only items it meets); `$setElementOrder` orders too.
+//
+// Errors (mergepatch/errors.go, mapped as handlers/patch.go
+// interpretStrategicMergePatchError does): the body is not a JSON object →
+// 400 with encoding/json's text; a malformed `$retainKeys`,
+// `$deleteFromPrimitiveList`, `$setElementOrder` directive, or a patch key
+// outside `$retainKeys` → 400 BadRequest ("invalid patch format of ...");
+// lists of lists → 422 Invalid (generic message); any other merge error
+// (missing merge key, unknown `$patch`, mixed element types, a
+// `$setElementOrder` not matching the patch) is a plain Go error, which the
+// handler answers as 500 with no reason and the error's text as the message.
+// Custom resources → 415 (below).
 #pragma once
 
 #include <kcoro/core/error.hpp>
@@ -71,12 +84,12 @@ const list_strategies& builtin_list_strategies(std::string_view kind);
 error strategic_merge_unsupported();
 
 /// Apply a strategic merge patch to `original` (an object) with the given
-/// list strategies. Directives: `$patch: replace|delete|merge` on maps and
-/// list items, `$retainKeys`, `$deleteFromPrimitiveList/<field>`,
-/// `$setElementOrder/<field>` (validated and stripped; ordering is not
-/// enforced: merged lists keep the original order, new items appended).
-/// `null` deletes; lists without a strategy are replaced. Directives never
-/// reach the result. The input is unchanged.
+/// list strategies. Directives: `$patch: replace|delete` on maps,
+/// `$patch: replace|delete` items in merging lists, `$retainKeys`,
+/// `$deleteFromPrimitiveList/<field>`, `$setElementOrder/<field>` (ordering
+/// enforced as patch.go does). `null` deletes; lists without a strategy are
+/// replaced. Values new to the original are taken verbatim (see above). The
+/// input is unchanged.
 result<boost::json::value> apply_strategic_merge_patch(const boost::json::value& original,
                                                       const boost::json::value& patch,
                                                       const list_strategies& strategies);
@@ -85,5 +98,11 @@ result<boost::json::value> apply_strategic_merge_patch(const boost::json::value&
 /// object's kind, and answers 415 for custom resources.
 result<boost::json::value> apply_strategic_merge_patch(const boost::json::object& original,
                                                       std::string_view patch_text);
+
+/// The patch as Go's fmt prints a map[string]interface{} (`%+v`): how the
+/// real server shows a strategic merge patch in a 422 on field `patch`.
+/// (The real map has lost the directives the merge consumed; this one has
+/// not.) Text that is not JSON is returned unchanged.
+std::string strategic_patch_as_go_map(std::string_view patch_text);
 
 } // namespace kcoro

@@ -1,6 +1,7 @@
 #include "http/api_handler.hpp"
 
 #include "http/discovery.hpp"
+#include "server_side_apply.hpp"
 #include "store/status_errors.hpp"
 
 #include <kcoro/core/status.hpp>
@@ -64,14 +65,6 @@ result<json::object> parse_body(std::string_view body) {
             "application/json, application/yaml");
     }
     return std::move(v.get_object());
-}
-
-/// kube-apiserver derives a missing fieldManager from the User-Agent's
-/// program name ("kubectl/v1.32 ..." -> "kubectl").
-std::string default_field_manager(std::string_view user_agent) {
-    auto slash = user_agent.find_first_of("/ ");
-    auto name = user_agent.substr(0, slash);
-    return name.empty() ? std::string("unknown") : std::string(name);
 }
 
 bool is_write(std::string_view verb) {
@@ -276,8 +269,11 @@ asio::awaitable<http_reply> api_handler::handle_resource(http_request& req, rout
     ctx.now = clk_.wall_now();
     ctx.user = user.name;
     ctx.dry_run = r.query.dry_run;
-    ctx.field_manager = r.query.field_manager.empty() ? default_field_manager(req.header("user-agent"))
-                                                       : r.query.field_manager;
+    // handlers.managerOrUserAgent: the User-Agent up to its first '/'.
+    ctx.field_manager = field_manager_or_user_agent(r.query.field_manager, req.header("user-agent"));
+    ctx.field_validation = r.query.field_validation;
+    std::vector<std::string> warnings;
+    ctx.warnings = &warnings;
     subresource sub = r.subresource == "status" ? subresource::status : subresource::none;
     list_options lo{r.query.label_selector, r.query.field_selector, r.query.limit, r.query.continue_token,
                     r.query.resource_version, r.query.resource_version_match};
@@ -373,6 +369,16 @@ asio::awaitable<http_reply> api_handler::handle_resource(http_request& req, rout
         out = o ? json_response(200, *o) : status_response(o.error());
     } else {
         out = status_response(errors::method_not_allowed(r.gvr(), r.verb));
+    }
+    // The store's warnings (unknown fields under fieldValidation=Warn), one
+    // `Warning: 299 - "<text>"` header each, as warning.AddWarning sends them.
+    for (const auto& w : warnings) {
+        std::string text = "299 - \"";
+        for (char c : w) {
+            if (c == '"' || c == '\\') text += '\\';
+            text += c;
+        }
+        out.headers.emplace_back("Warning", text + "\"");
     }
     if (drop_after) {
         log({{"level", "warn"}, {"msg", "fault: dropping the answer after the write"}, {"path", r.path},

@@ -1,4 +1,5 @@
 #include "store/builtin_rules.hpp"
+#include "store/core_validation.hpp"
 #include "store/status_errors.hpp"
 
 #include <kcoro/core/label_selector.hpp>
@@ -9,27 +10,18 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
+#include <set>
 
 namespace kcoro::apiserver {
 namespace json = boost::json;
+using namespace validation;
 
 namespace {
-
-std::string quoted(std::string_view s) { return json::serialize(json::value(s)); }
 
 void add_invalid(std::vector<status_cause>& out, std::string_view field, std::string_view value,
                  const std::vector<std::string>& msgs) {
     for (const auto& m : msgs) out.push_back(errors::field_invalid(field, quoted(value), m));
-}
-
-json::object& obj_at(json::object& o, std::string_view key) {
-    auto& v = o[key];
-    if (!v.is_object()) v = json::object{};
-    return v.as_object();
-}
-
-void set_default(json::object& o, std::string_view key, json::value v) {
-    if (!o.contains(key) || o.at(key).is_null()) o[key] = std::move(v);
 }
 
 std::int64_t int_of(const json::value& v, std::int64_t fallback) {
@@ -56,6 +48,7 @@ std::string go_string_map(const json::object* m) {
     return out + "}";
 }
 
+
 // --- Service -------------------------------------------------------------------
 
 std::vector<status_cause> service_rules(json::object& obj, const json::object* old) {
@@ -81,7 +74,10 @@ std::vector<status_cause> service_rules(json::object& obj, const json::object* o
         causes.push_back(errors::field_required("spec.ports"));
     }
     if (ports && ports->is_array()) {
+        // ValidateService / validateServicePort (pkg/apis/core/validation).
         auto& arr = ports->as_array();
+        std::set<std::string> port_names;
+        std::set<std::pair<std::string, std::int64_t>> seen;
         for (std::size_t i = 0; i < arr.size(); ++i) {
             std::string path = "spec.ports[" + std::to_string(i) + "]";
             if (!arr[i].is_object()) {
@@ -90,15 +86,37 @@ std::vector<status_cause> service_rules(json::object& obj, const json::object* o
             }
             auto& p = arr[i].as_object();
             set_default(p, "protocol", "TCP");
+            auto name = str_at(p, "name");
+            if (arr.size() > 1 && name.empty()) {
+                causes.push_back(errors::field_required(path + ".name"));
+            } else if (!name.empty()) {
+                for (const auto& m : validate_dns1123_label(name)) causes.push_back(errors::field_invalid(path + ".name", quoted(name), m));
+                if (!port_names.insert(name).second) causes.push_back(field_duplicate(path + ".name", quoted(name)));
+            }
             auto port = p.contains("port") ? int_of(p.at("port"), 0) : 0;
-            if (port < 1 || port > 65535) {
-                causes.push_back(errors::field_invalid(path + ".port", std::to_string(port),
-                                                       "must be between 1 and 65535, inclusive"));
+            if (!valid_port(port)) {
+                causes.push_back(errors::field_invalid(path + ".port", std::to_string(port), port_range_msg));
             } else {
                 set_default(p, "targetPort", port);
             }
-            if (arr.size() > 1 && (!p.contains("name") || !p.at("name").is_string() || p.at("name").get_string().empty())) {
-                causes.push_back(errors::field_required(path + ".name"));
+            auto proto = str_at(p, "protocol");
+            if (!one_of(proto, protocols)) {
+                causes.push_back(errors::field_not_supported(path + ".protocol", quoted(proto), protocols));
+            }
+            if (const auto* tp = p.if_contains("targetPort"); tp && (tp->is_int64() || tp->is_uint64())) {
+                if (!valid_port(int_of(*tp, 0))) {
+                    causes.push_back(errors::field_invalid(path + ".targetPort", std::to_string(int_of(*tp, 0)), port_range_msg));
+                }
+            } else if (tp && tp->is_string()) {
+                for (const auto& m : port_name_errors(tp->get_string())) {
+                    causes.push_back(errors::field_invalid(path + ".targetPort", quoted(tp->get_string()), m));
+                }
+            }
+            if (!seen.insert({proto, port}).second) {
+                // Go's %#v of the core.ServicePort key it dedups on.
+                causes.push_back(field_duplicate(path, "core.ServicePort{Name:\"\", Protocol:\"" + proto +
+                    "\", AppProtocol:(*string)(nil), Port:" + std::to_string(port) +
+                    ", TargetPort:intstr.IntOrString{Type:0, IntVal:0, StrVal:\"\"}, NodePort:0}"));
             }
         }
     }
@@ -221,18 +239,50 @@ std::vector<status_cause> deployment_rules(json::object& obj, const json::object
     const auto* cs = pod.if_contains("containers");
     if (!cs || !cs->is_array() || cs->as_array().empty()) {
         causes.push_back(errors::field_required("spec.template.spec.containers"));
-    } else {
-        const auto& arr = cs->as_array();
-        for (std::size_t i = 0; i < arr.size(); ++i) {
-            std::string path = "spec.template.spec.containers[" + std::to_string(i) + "]";
-            const auto* c = arr[i].if_object();
-            if (!c || !c->contains("name") || !c->at("name").is_string() || c->at("name").get_string().empty()) {
-                causes.push_back(errors::field_required(path + ".name"));
-            }
-            if (!c || !c->contains("image") || !c->at("image").is_string() || c->at("image").get_string().empty()) {
-                causes.push_back(errors::field_required(path + ".image"));
+    }
+    auto pod_causes = pod_spec_rules(pod, "spec.template.spec");
+    causes.insert(causes.end(), pod_causes.begin(), pod_causes.end());
+    // A Deployment's pods always restart (ValidatePodTemplateSpecForReplicaSet).
+    if (auto rp = str_at(pod, "restartPolicy"); rp != "Always") {
+        causes.push_back(errors::field_not_supported("spec.template.spec.restartPolicy", quoted(rp), {"Always"}));
+    }
+    // ValidateDeploymentStrategy (re-read: inserting into spec moved it)
+    const auto& strat = spec.at("strategy").as_object();
+    auto stype = str_at(strat, "type");
+    if (stype == "Recreate") {
+        if (strat.contains("rollingUpdate")) {
+            causes.push_back(errors::field_forbidden("spec.strategy.rollingUpdate",
+                                                     "may not be specified when strategy `type` is 'Recreate'"));
+        }
+    } else if (stype != "RollingUpdate") {
+        causes.push_back(errors::field_not_supported("spec.strategy.type", quoted(stype), {"Recreate", "RollingUpdate"}));
+    }
+    if (stype == "RollingUpdate") {
+        // ValidateRollingUpdateDeployment: both may not be 0.
+        if (const auto* ru = strat.if_contains("rollingUpdate"); ru && ru->is_object()) {
+            auto zero = [&](std::string_view k) {
+                const auto* v = ru->get_object().if_contains(k);
+                if (!v) return false;
+                if (v->is_int64()) return v->get_int64() == 0;
+                return v->is_string() && (v->get_string() == "0" || v->get_string() == "0%");
+            };
+            if (zero("maxUnavailable") && zero("maxSurge")) {
+                const auto& mu = ru->get_object().at("maxUnavailable");
+                causes.push_back(errors::field_invalid("spec.strategy.rollingUpdate.maxUnavailable",
+                                                       mu.is_string() ? quoted(mu.get_string()) : json::serialize(mu),
+                                                       "may not be 0 when `maxSurge` is 0"));
             }
         }
+    }
+    for (const char* f : {"minReadySeconds", "revisionHistoryLimit"}) {
+        if (auto v = int_at(spec, f); v && *v < 0) {
+            causes.push_back(errors::field_invalid(std::string("spec.") + f, std::to_string(*v), "must be greater than or equal to 0"));
+        }
+    }
+    // ValidateDeploymentSpec: the progress deadline must exceed minReadySeconds.
+    if (auto pd = int_at(spec, "progressDeadlineSeconds"); pd && *pd <= int_at(spec, "minReadySeconds").value_or(0)) {
+        causes.push_back(errors::field_invalid("spec.progressDeadlineSeconds", std::to_string(*pd),
+                                               "must be greater than minReadySeconds"));
     }
     return causes;
 }
@@ -273,6 +323,10 @@ std::vector<status_cause> validate_object_meta(const resource_def& def, const js
     for (const auto& f : finalizers_of(obj)) {
         add_invalid(causes, "metadata.finalizers", f, validate_qualified_name(f));
     }
+    if (auto g = find_path(obj, {"metadata", "generation"}); g && g->is_int64() && g->get_int64() < 0) {
+        causes.push_back(errors::field_invalid("metadata.generation", std::to_string(g->get_int64()),
+                                               "must be greater than or equal to 0"));
+    }
     if (const auto* refs = find_path(obj, {"metadata", "ownerReferences"}); refs && refs->is_array()) {
         int controllers = 0;
         for (const auto& r : refs->as_array()) {
@@ -291,11 +345,23 @@ std::vector<status_cause> validate_object_meta(const resource_def& def, const js
     return causes;
 }
 
+std::vector<status_cause> validate_event(const json::object& core_event, const json::object* old, bool via_events_api) {
+    return event_rules(core_event, old, via_events_api);
+}
+
+std::vector<status_cause> validate_builtin_status(const resource_def& def, const json::object& obj) {
+    if (def.gvr.group == "apps" && def.gvr.resource == "deployments") return deployment_status_rules(obj);
+    return {};
+}
+
 std::vector<status_cause> default_and_validate_builtin(const resource_def& def, json::object& obj,
                                                        const json::object* old) {
     const auto& r = def.gvr.resource;
     if (def.gvr.group.empty() && r == "services") return service_rules(obj, old);
     if (def.gvr.group == "apps" && r == "deployments") return deployment_rules(obj, old);
+    if (def.gvr.group.empty() && r == "configmaps") return config_map_rules(obj, old);
+    if (def.gvr.group.empty() && r == "secrets") return secret_rules(obj, old);
+    if (def.gvr.group == "coordination.k8s.io" && r == "leases") return lease_rules(obj);
     if (def.gvr.group.empty() && r == "namespaces") {
         if (!old) {
             obj["spec"] = json::object{{"finalizers", json::array{"kubernetes"}}};

@@ -27,6 +27,17 @@ std::vector<status_cause> validate_object_meta(const resource_def& def, const bo
 std::vector<status_cause> default_and_validate_builtin(const resource_def& def, boost::json::object& obj,
                                                        const boost::json::object* old);
 
+/// An Event in its core/v1 form (pkg/apis/core/validation/events.go): the
+/// legacy rules always; through events.k8s.io/v1 (`via_events_api`, which
+/// also names reportingController) the strict create rules, or on update
+/// (`old` set) the immutable fields.
+std::vector<status_cause> validate_event(const boost::json::object& core_event, const boost::json::object* old,
+                                         bool via_events_api);
+
+/// The status strategy's validation of a /status write (Deployment status:
+/// counts ≥ 0, updated/ready/available ≤ replicas, available ≤ ready).
+std::vector<status_cause> validate_builtin_status(const resource_def& def, const boost::json::object& obj);
+
 /// A CRD: validation (422 causes) and the resource definitions it serves.
 std::vector<status_cause> validate_crd(const boost::json::object& crd);
 std::vector<resource_def> resource_defs_of_crd(const boost::json::object& crd);

@@ -1,4 +1,5 @@
 #include "store/field_selector.hpp"
+#include "store/event_conversion.hpp"
 #include "store/status_errors.hpp"
 
 #include <kcoro/core/object.hpp>
@@ -21,34 +22,28 @@ std::string_view string_at(const boost::json::object& obj, std::initializer_list
     return v != nullptr && v->is_string() ? std::string_view(v->get_string()) : std::string_view{};
 }
 
-/// The value of a selectable field of `obj` (core/v1 ToSelectableFields).
+/// The value of a selectable field of a stored (core/v1) object
+/// (pkg/registry/core/event/strategy.go ToSelectableFields for events).
 std::string_view field_value(const boost::json::object& obj, std::string_view field) {
     if (field == "metadata.name") return name_of(obj);
     if (field == "metadata.namespace") return namespace_of(obj);
     if (field.starts_with("involvedObject.")) {
         auto member = field.substr(std::string_view("involvedObject.").size());
-        if (obj.contains("involvedObject")) return string_at(obj, {"involvedObject", member});
-        return string_at(obj, {"regarding", member});  // events.k8s.io/v1
+        return string_at(obj, {"involvedObject", member});
     }
     if (field == "source") {
         auto s = string_at(obj, {"source", "component"});
-        if (s.empty()) s = string_at(obj, {"deprecatedSource", "component"});
-        if (s.empty()) s = string_at(obj, {"reportingComponent"});
-        if (s.empty()) s = string_at(obj, {"reportingController"});
-        return s;
-    }
-    if (field == "reportingComponent") {
-        auto s = string_at(obj, {"reportingComponent"});
-        return s.empty() ? string_at(obj, {"reportingController"}) : s;
+        return s.empty() ? string_at(obj, {"reportingComponent"}) : s;
     }
     if (field == "status.phase") return string_at(obj, {"status", "phase"});
-    return string_at(obj, {field});  // type, reason
+    return string_at(obj, {field});  // type, reason, reportingComponent
 }
 
 } // namespace
 
 bool field_selector::supported(std::string_view field, std::string_view group, std::string_view resource) noexcept {
     if (field == "metadata.name" || field == "metadata.namespace") return true;
+    if (group == "events.k8s.io" && resource == "events") return events_v1_field_label(field).has_value();
     if (is_events(group, resource)) {
         for (std::string_view f : {"involvedObject.kind", "involvedObject.namespace", "involvedObject.name",
                                    "involvedObject.uid", "involvedObject.apiVersion", "involvedObject.resourceVersion",
@@ -92,6 +87,10 @@ result<field_selector> field_selector::parse(std::string_view text, std::string_
         if (!supported(r.field, group, resource)) {
             // The message kube-apiserver gives for a field the resource does not index.
             return errors::bad_request("field label not supported: " + r.field);
+        }
+        if (group == "events.k8s.io" && resource == "events") {
+            // Selected on the stored core/v1 form, by the core names.
+            r.field = *events_v1_field_label(r.field);
         }
         sel.requirements_.push_back(std::move(r));
         if (comma == std::string_view::npos) break;

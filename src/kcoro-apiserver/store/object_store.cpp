@@ -2,7 +2,9 @@
 // Delete and patch are in store_delete.cpp, reads in store_read.cpp, the
 // controllers in store_controllers.cpp.
 #include "store/object_store.hpp"
+#include "store/builtin_decoder.hpp"
 #include "store/builtin_rules.hpp"
+#include "store/event_conversion.hpp"
 #include "store/schema_validation.hpp"
 #include "store/status_errors.hpp"
 #include "store/store_impl.hpp"
@@ -91,6 +93,30 @@ result<watch_filter> watch_filter::make(group_version_resource gvr, std::string 
 
 // --- impl ---------------------------------------------------------------------
 
+std::optional<error> object_store::impl::decode(const request_context& ctx, const resource_def& def,
+                                                json::object& obj, const std::string* patch_value) const {
+    auto r = decode_builtin(def, obj);
+    auto mode = field_validation_from(ctx.field_validation);
+    std::optional<std::string> failure = r.error;
+    if (!failure && !r.unknown_fields.empty()) {
+        if (mode == field_validation::strict) {
+            failure = strict_decoding_error(r.unknown_fields);
+        } else if (mode == field_validation::warn && ctx.warnings) {
+            // addStrictDecodingWarnings: one warning per unknown field.
+            for (const auto& f : r.unknown_fields) ctx.warnings->push_back("unknown field \"" + f + "\"");
+        }
+    }
+    if (!failure) return std::nullopt;
+    if (patch_value) {
+        return errors::invalid("", "", "", {errors::field_invalid("patch", json::serialize(json::value(*patch_value)), *failure)});
+    }
+    // handlers/rest.go transformDecodeError: the body's version (or the endpoint's).
+    std::string version = def.gvr.version;
+    if (auto av = api_version_of(obj); !av.empty()) version = group_version::parse(av).version;
+    return errors::bad_request(def.kind + " in version \"" + version + "\" cannot be handled as a " + def.kind + ": " +
+                               *failure);
+}
+
 object_store::impl::impl(object_store& o, store_config c) : owner(o), config(std::move(c)), rng(config.random_seed) {}
 
 const bucket_map* object_store::impl::find_bucket(const resource_def& def) const {
@@ -129,6 +155,7 @@ std::string object_store::impl::random_suffix(std::size_t n) {
 }
 
 object_ptr object_store::impl::present(const object_ptr& obj, const resource_def& def) {
+    if (obj && is_events_v1(def.gvr)) return std::make_shared<json::object>(core_event_to_events_v1(*obj));
     if (!obj || api_version_of(*obj) == def.api_version()) return obj;
     auto copy = std::make_shared<json::object>(*obj);
     (*copy)["apiVersion"] = def.api_version();
@@ -140,6 +167,9 @@ const resource_def* object_store::impl::def_or_null(const group_version_resource
 }
 
 const resource_def& object_store::impl::storage_def(const resource_def& def) const {
+    if (is_events_v1(def.gvr)) {
+        if (const auto* core = owner.registry_.find({"", "v1", "events"})) return *core;
+    }
     if (def.storage) return def;
     for (const auto* d : owner.registry_.all()) {
         if (d->gvr.group == def.gvr.group && d->gvr.resource == def.gvr.resource && d->storage) return *d;
@@ -268,8 +298,16 @@ bool spec_changed(const resource_def& def, const json::object& a, const json::ob
     return !json_equal_ignoring(a, b, {"metadata", "apiVersion", "kind"});
 }
 
+bool is_event(const resource_def& def) {
+    return def.gvr.resource == "events" && (def.gvr.group.empty() || def.gvr.group == "events.k8s.io");
+}
+
 std::vector<status_cause> validate_for(const resource_def& def, json::object& obj, const json::object* old) {
     auto causes = validate_object_meta(def, obj);
+    if (is_event(def)) {
+        auto ev = validate_event(obj, old, !def.gvr.group.empty());
+        causes.insert(causes.end(), ev.begin(), ev.end());
+    }
     auto more = def.schema ? validate_custom_resource(obj, *def.schema) : default_and_validate_builtin(def, obj, old);
     causes.insert(causes.end(), more.begin(), more.end());
     return causes;
@@ -307,6 +345,7 @@ result<json::object> object_store::create(const request_context& ctx, const grou
                                           std::string_view ns_in, json::object body) {
     const auto* def = impl_->def_or_null(gvr);
     if (!def) return not_served(gvr);
+    if (auto e = impl_->decode(ctx, *def, body, nullptr)) return *e;
     return impl_->do_create(ctx, *def, ns_in, std::move(body), false);
 }
 
@@ -316,6 +355,9 @@ result<json::object> object_store::impl::do_create(const request_context& ctx, c
     const auto* def = &def_ref;
     const auto& gvr = def->gvr;
     std::string ns = ns_for(*def, ns_in);
+    // Events are stored in their core/v1 form, whichever API wrote them.
+    if (is_events_v1(gvr)) body = events_v1_to_core_event(body);
+    if (is_event(*def)) normalize_core_event(body);
     if (!def->crd_name.empty()) {
         const auto* crddef = owner.registry_.find(resources::customresourcedefinitions());
         if (auto crd = im.find(*crddef, "", def->crd_name); crd && is_being_deleted(*crd)) {
@@ -362,9 +404,10 @@ result<json::object> object_store::impl::do_create(const request_context& ctx, c
     meta.erase("selfLink");
     if (tracks_generation(*def)) {
         meta["generation"] = 1;
-    } else {
-        meta.erase("generation");
     }
+    // Otherwise a client's generation stays: rest.BeforeCreate leaves it to
+    // the strategy, and the strategies of these kinds do not touch it
+    // (BeforeUpdate then carries the stored one over).
     if (def->has_status && def->gvr.resource != "namespaces") {
         body.erase("status");  // PrepareForCreate: status is the status subresource's
     }
@@ -427,6 +470,7 @@ result<json::object> object_store::update(const request_context& ctx, const grou
                                           subresource sub, bool* created) {
     const auto* def = impl_->def_or_null(gvr);
     if (!def) return not_served(gvr);
+    if (auto e = impl_->decode(ctx, *def, body, nullptr)) return *e;
     return impl_->do_update(ctx, *def, ns, name, std::move(body), sub, created);
 }
 
@@ -436,6 +480,8 @@ result<json::object> object_store::impl::do_update(const request_context& ctx, c
     if (created) *created = false;
     std::string ns = ns_for(def, ns_in);
     if (sub == subresource::status && !def.has_status) return not_served(def.gvr);
+    if (is_events_v1(def.gvr)) body = events_v1_to_core_event(body);
+    if (is_event(def)) normalize_core_event(body);
     auto body_name = name_of(body);
     if (!body_name.empty() && body_name != name) {
         return errors::bad_request("the name of the object (" + std::string(body_name) +
@@ -536,7 +582,10 @@ result<json::object> object_store::impl::do_update(const request_context& ctx, c
     if (sub == subresource::none) {
         auto more = validate_for(def, next, old.get());
         causes.insert(causes.end(), more.begin(), more.end());
-    } else if (def.schema) {
+    } else if (!def.schema) {
+        auto more = validate_builtin_status(def, next);
+        causes.insert(causes.end(), more.begin(), more.end());
+    } else {
         // A custom resource's status strategy validates the whole object
         // against the schema too, after pruning unknown fields (also under
         // status) and defaulting.

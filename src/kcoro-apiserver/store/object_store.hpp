@@ -53,6 +53,11 @@ struct request_context {
     std::string user;           // authenticated user name ("" = anonymous / auth off)
     bool dry_run = false;       // dryRun=All: validate and answer, commit nothing
     std::string field_manager;  // fieldManager, or derived from the User-Agent by the caller
+    /// fieldValidation: "Strict", "Warn" ("" and unknown texts: the default Warn), "Ignore".
+    std::string field_validation;
+    /// Where the store appends the request's warnings (a `Warning: 299 - "..."`
+    /// header each); nullptr: dropped.
+    std::vector<std::string>* warnings = nullptr;
 };
 
 enum class subresource { none, status };

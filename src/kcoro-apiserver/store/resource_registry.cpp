@@ -82,6 +82,8 @@ resource_registry resource_registry::with_builtins() {
     {
         auto d = builtin("coordination.k8s.io", "v1", "leases", "Lease", true);
         d.allow_create_on_update = true;
+        // pkg/registry/coordination/lease/strategy.go: AllowUnconditionalUpdate false.
+        d.allow_unconditional_update = false;
         r.add(std::move(d));
     }
     {

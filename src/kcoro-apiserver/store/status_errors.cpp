@@ -46,6 +46,18 @@ error conflict(const group_version_resource& gvr, std::string_view name, std::st
                 details_for(gvr, name));
 }
 
+error conflict_kind(std::string_view group, std::string_view kind, std::string_view name, std::string_view detail) {
+    std::string qualified(kind);
+    if (!group.empty()) qualified += "." + std::string(group);
+    status_details d;
+    d.name = std::string(name);
+    d.group = std::string(group);
+    d.kind = std::string(kind);
+    return make(409, "Conflict",
+                "Operation cannot be fulfilled on " + qualified + " " + quoted(name) + ": " + std::string(detail),
+                std::move(d));
+}
+
 error invalid(std::string_view group, std::string_view kind, std::string_view name,
               std::vector<status_cause> causes) {
     std::string qualified_kind(kind);

@@ -26,6 +26,11 @@ error not_found(const group_version_resource& gvr, std::string_view name);
 error already_exists(const group_version_resource& gvr, std::string_view name);
 /// 409 Conflict: `Operation cannot be fulfilled on configmaps "x": <detail>`.
 error conflict(const group_version_resource& gvr, std::string_view name, std::string_view detail);
+/// 409 Conflict named by Kind, as rest.BeforeDelete builds it
+/// (schema.GroupResource{Group: gvk.Group, Resource: gvk.Kind}):
+/// `Operation cannot be fulfilled on ConfigMap "x": <detail>`, or
+/// `Deployment.apps "x"`; details.kind is the Kind.
+error conflict_kind(std::string_view group, std::string_view kind, std::string_view name, std::string_view detail);
 /// The stale-resourceVersion detail text of a Conflict.
 inline constexpr std::string_view optimistic_lock_detail =
     "the object has been modified; please apply your changes to the latest version and try again";

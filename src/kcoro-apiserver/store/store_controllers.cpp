@@ -6,6 +6,10 @@
 #include "store/status_errors.hpp"
 #include "store/store_impl.hpp"
 
+#include <kcoro/core/time.hpp>
+
+#include <algorithm>
+#include <map>
 #include <unordered_map>
 
 namespace kcoro::apiserver {
@@ -50,6 +54,79 @@ json::object without_owner_refs(const json::object& obj, const std::vector<std::
 
 } // namespace
 
+bool set_namespace_deletion_conditions(json::object& ns, const std::map<std::string, std::size_t>& remaining_by_resource,
+                                       const std::map<std::string, std::size_t>& remaining_by_finalizer,
+                                       std::string_view now) {
+    // status_condition_utils.go: every type is present, the "ok" form (False)
+    // unless the deleter found a problem; lastTransitionTime moves only when
+    // the status does.
+    struct cond {
+        const char* type;
+        const char* ok_reason;
+        const char* ok_message;
+    };
+    static constexpr cond types[] = {
+        {"NamespaceDeletionDiscoveryFailure", "ResourcesDiscovered", "All resources successfully discovered"},
+        {"NamespaceDeletionGroupVersionParsingFailure", "ParsedGroupVersions", "All legacy kube types successfully parsed"},
+        {"NamespaceDeletionContentFailure", "ContentDeleted", "All content successfully deleted, may be waiting on finalization"},
+        {"NamespaceContentRemaining", "ContentRemoved", "All content successfully removed"},
+        {"NamespaceFinalizersRemaining", "ContentRemoved", "All content successfully removed"},
+    };
+    auto join = [](const std::map<std::string, std::size_t>& m, const char* fmt_mid) {
+        // sorted already (std::map), as sort.Strings sorts the phrases
+        std::vector<std::string> parts;
+        for (const auto& [k, n] : m) {
+            if (n == 0) continue;
+            parts.push_back(k + fmt_mid + std::to_string(n) + " resource instances");
+        }
+        std::sort(parts.begin(), parts.end());
+        std::string out;
+        for (std::size_t i = 0; i < parts.size(); ++i) out += (i ? ", " : "") + parts[i];
+        return out;
+    };
+    auto& st = ns["status"];
+    if (!st.is_object()) st = json::object{};
+    auto& conds = st.as_object()["conditions"];
+    if (!conds.is_array()) conds = json::array{};
+    bool changed = false;
+    for (const auto& t : types) {
+        std::string status = "False", reason = t.ok_reason, message = t.ok_message;
+        if (std::string_view(t.type) == "NamespaceContentRemaining" && !remaining_by_resource.empty()) {
+            status = "True";
+            reason = "SomeResourcesRemain";
+            message = "Some resources are remaining: " + join(remaining_by_resource, " has ");
+        } else if (std::string_view(t.type) == "NamespaceFinalizersRemaining" && !remaining_by_finalizer.empty()) {
+            status = "True";
+            reason = "SomeFinalizerRemain";
+            message = "Some finalizers are remaining: " + join(remaining_by_finalizer, " in ");
+        }
+        json::object* old = nullptr;
+        for (auto& c : conds.as_array()) {
+            if (c.is_object() && c.as_object().contains("type") && c.as_object().at("type") == json::value(t.type)) {
+                old = &c.as_object();
+            }
+        }
+        if (!old) {
+            conds.as_array().push_back(json::object{{"type", t.type}, {"status", status}, {"lastTransitionTime", now},
+                                                    {"reason", reason}, {"message", message}});
+            changed = true;
+            continue;
+        }
+        auto str = [&](const char* k) {
+            const auto* v = old->if_contains(k);
+            return v && v->is_string() ? std::string(v->get_string()) : std::string{};
+        };
+        if (str("status") != status || str("reason") != reason || str("message") != message) {
+            if (str("status") != status) (*old)["lastTransitionTime"] = now;
+            (*old)["status"] = status;
+            (*old)["reason"] = reason;
+            (*old)["message"] = message;
+            changed = true;
+        }
+    }
+    return changed;
+}
+
 bool object_store::gc_step(wall_time now) {
     auto& im = *impl_;
     auto ctx = controller_ctx(now);
@@ -58,7 +135,8 @@ bool object_store::gc_step(wall_time now) {
     // Storage definitions, one per bucket.
     std::vector<const resource_def*> defs;
     for (const auto* d : registry_.all()) {
-        if (d->storage) defs.push_back(d);
+        // events.k8s.io/v1 events are a view of the core events' bucket.
+        if (d->storage && !impl::is_events_v1(d->gvr)) defs.push_back(d);
     }
     // A snapshot of everything: the steps below write as they go.
     std::vector<located> all;
@@ -82,24 +160,48 @@ bool object_store::gc_step(wall_time now) {
         if (im.do_delete(ctx, *l.def, namespace_of(*l.obj), name_of(*l.obj), o)) changed = true;
     };
 
-    // 1. Namespace controller: delete the contents of terminating namespaces,
-    //    then drop the `kubernetes` spec finalizer (the namespace goes when
-    //    no finalizer is left).
+    // 1. Namespace controller (pkg/controller/namespace/deletion
+    //    namespaced_resources_deleter.go): delete the contents of a
+    //    terminating namespace, count what remains (held by finalizers),
+    //    write the deleter's status conditions, and once nothing remains drop
+    //    the `kubernetes` spec finalizer (the namespace goes when no finalizer
+    //    is left).
     for (const auto& l : all) {
         if (l.def->gvr.resource != "namespaces" || !l.def->gvr.group.empty() || !is_being_deleted(*l.obj)) continue;
         std::string ns(name_of(*l.obj));
-        std::size_t remaining = 0;
         for (const auto& c : all) {
             if (!c.def->namespaced || namespace_of(*c.obj) != ns) continue;
-            ++remaining;
             if (!is_being_deleted(*c.obj)) delete_now(c, std::nullopt);
         }
-        if (remaining == 0 && still_same(l)) {
-            json::object next = *l.obj;
-            if (auto* spec = next.if_contains("spec"); spec && spec->is_object()) {
+        // What a list per resource finds after the deletions.
+        std::map<std::string, std::size_t> by_resource;   // "configmaps." -> n
+        std::map<std::string, std::size_t> by_finalizer;  // finalizer -> n
+        std::size_t remaining = 0;
+        for (const auto* d : defs) {
+            if (!d->namespaced) continue;
+            const auto* b = im.find_bucket(*d);
+            if (!b) continue;
+            for (const auto& [key, obj] : *b) {
+                if (key.ns != ns) continue;
+                ++remaining;
+                ++by_resource[d->gvr.resource + "." + d->gvr.group];
+                for (const auto& f : finalizers_of(*obj)) ++by_finalizer[f];
+            }
+        }
+        auto cur = im.find(*l.def, "", ns);
+        if (!cur) continue;
+        json::object next = *cur;
+        if (set_namespace_deletion_conditions(next, by_resource, by_finalizer, format_rfc3339(now))) {
+            changed |= im.controller_write(*l.def, next, cur);
+            cur = im.find(*l.def, "", ns);
+            if (!cur) continue;
+        }
+        if (remaining == 0) {
+            json::object fin = *cur;
+            if (auto* spec = fin.if_contains("spec"); spec && spec->is_object()) {
                 spec->as_object().erase("finalizers");
             }
-            changed |= im.controller_write(*l.def, std::move(next), l.obj);
+            changed |= im.controller_write(*l.def, std::move(fin), cur);
         }
     }
 

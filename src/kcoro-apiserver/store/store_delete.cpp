@@ -89,17 +89,40 @@ result<delete_result> object_store::impl::do_delete(const request_context& ctx, 
     std::string ns = def.namespaced ? std::string(ns_in) : std::string{};
     auto old = find(def, ns, name);
     if (!old) return errors::not_found(def.gvr, name);
-    if (options.precondition_uid && *options.precondition_uid != uid_of(*old)) {
-        return errors::conflict(def.gvr, name,
-                                "Precondition failed: UID in precondition: " + *options.precondition_uid +
-                                    ", UID in object meta: " + std::string(uid_of(*old)));
-    }
-    if (options.precondition_resource_version &&
-        *options.precondition_resource_version != resource_version_of(*old)) {
-        return errors::conflict(def.gvr, name,
-                                "Precondition failed: ResourceVersion in precondition: " +
-                                    *options.precondition_resource_version +
-                                    ", ResourceVersion in object meta: " + std::string(resource_version_of(*old)));
+    if (is_namespace(def)) {
+        // The namespace registry checks its preconditions itself, with the
+        // storage layer's wording (pkg/registry/core/namespace/storage/storage.go Delete).
+        if (options.precondition_uid && *options.precondition_uid != uid_of(*old)) {
+            return errors::conflict(def.gvr, name,
+                                    "Precondition failed: UID in precondition: " + *options.precondition_uid +
+                                        ", UID in object meta: " + std::string(uid_of(*old)));
+        }
+        if (options.precondition_resource_version &&
+            *options.precondition_resource_version != resource_version_of(*old)) {
+            return errors::conflict(def.gvr, name,
+                                    "Precondition failed: ResourceVersion in precondition: " +
+                                        *options.precondition_resource_version +
+                                        ", ResourceVersion in object meta: " + std::string(resource_version_of(*old)));
+        }
+    } else {
+        // Everything else goes through rest.BeforeDelete
+        // (staging/src/k8s.io/apiserver/pkg/registry/rest/delete.go), which
+        // checks the preconditions early and names the object by its Kind.
+        if (options.precondition_uid && *options.precondition_uid != uid_of(*old)) {
+            return errors::conflict_kind(def.gvr.group, def.kind, name,
+                                         "the UID in the precondition (" + *options.precondition_uid +
+                                             ") does not match the UID in record (" + std::string(uid_of(*old)) +
+                                             "). The object might have been deleted and then recreated");
+        }
+        if (options.precondition_resource_version &&
+            *options.precondition_resource_version != resource_version_of(*old)) {
+            return errors::conflict_kind(def.gvr.group, def.kind, name,
+                                         "the ResourceVersion in the precondition (" +
+                                             *options.precondition_resource_version +
+                                             ") does not match the ResourceVersion in record (" +
+                                             std::string(resource_version_of(*old)) +
+                                             "). The object might have been modified");
+        }
     }
     if (is_namespace(def) && (name == "default" || name == "kube-system" || name == "kube-public")) {
         // The namespace lifecycle admission plugin protects these.
@@ -143,11 +166,18 @@ result<delete_result> object_store::impl::do_delete(const request_context& ctx, 
     // Graceful: mark as deleting (markAsDeleting); the controllers and the
     // finalizers' owners finish the job.
     auto& meta = mutable_metadata(next);
-    if (!is_being_deleted(next)) {
-        if (generation_of(next) > 0) meta["generation"] = generation_of(next) + 1;
-        meta["deletionTimestamp"] = format_rfc3339(ctx.now);
+    if (is_namespace(def)) {
+        // The namespace registry's own Delete (pkg/registry/core/namespace/
+        // storage): deletionTimestamp and phase Terminating, no grace period.
+        if (!is_being_deleted(next)) meta["deletionTimestamp"] = format_rfc3339(ctx.now);
+    } else {
+        // store.go markAsDeleting.
+        if (!is_being_deleted(next)) {
+            if (generation_of(next) > 0) meta["generation"] = generation_of(next) + 1;
+            meta["deletionTimestamp"] = format_rfc3339(ctx.now);
+        }
+        meta["deletionGracePeriodSeconds"] = 0;
     }
-    meta["deletionGracePeriodSeconds"] = 0;
     if (is_namespace(def)) {
         auto& st = next["status"];
         if (!st.is_object()) st = json::object{};

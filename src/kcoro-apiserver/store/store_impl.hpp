@@ -5,6 +5,7 @@
 
 #include "store/object_store.hpp"
 
+#include <cstddef>
 #include <deque>
 #include <map>
 #include <random>
@@ -43,7 +44,14 @@ public:
     std::uint32_t next_ip_offset = 1;
     std::map<std::string, wall_time> spec_changed_at;  // deployment uid -> last generation change
 
-    static std::string bucket_of(const group_version_resource& gvr) { return gvr.group + "/" + gvr.resource; }
+    static std::string bucket_of(const group_version_resource& gvr) {
+        // events.k8s.io/v1 events are a view of the core events' storage.
+        if (is_events_v1(gvr)) return "/events";
+        return gvr.group + "/" + gvr.resource;
+    }
+    static bool is_events_v1(const group_version_resource& gvr) {
+        return gvr.group == "events.k8s.io" && gvr.resource == "events";
+    }
     static std::string bucket_of(const resource_def& def) { return bucket_of(def.gvr); }
 
     bucket_map& bucket(const resource_def& def) { return buckets[bucket_of(def)]; }
@@ -83,6 +91,14 @@ public:
     /// Returns false when `obj` equals `previous` (nothing written).
     bool controller_write(const resource_def& def, boost::json::object obj, const object_ptr& previous);
 
+    /// The decoder's part of a write (builtin_decoder.hpp): unknown fields
+    /// dropped (warned, or refused under Strict), time fields parsed. For a
+    /// request body (`patch_value` null) errors are 400 as
+    /// transformDecodeError words them; for a patched object 422 on field
+    /// `patch` with `*patch_value` as the value (handlers/patch.go).
+    std::optional<error> decode(const request_context& ctx, const resource_def& def, boost::json::object& obj,
+                                const std::string* patch_value) const;
+
     // Service cluster IPs.
     std::string allocate_ip();
     bool reserve_ip(std::string_view ip);
@@ -93,6 +109,13 @@ public:
 std::string resource_version_string(revision_t r);
 /// nullopt for anything but a decimal revision.
 std::optional<revision_t> parse_revision(std::string_view s);
+/// Writes the namespace deletion conditions the namespace controller keeps
+/// (status_condition_utils.go) into `ns`: returns true when they changed.
+/// Keys of `remaining_by_resource` are "<resource>.<group>" ("configmaps.").
+bool set_namespace_deletion_conditions(boost::json::object& ns,
+                                       const std::map<std::string, std::size_t>& remaining_by_resource,
+                                       const std::map<std::string, std::size_t>& remaining_by_finalizer,
+                                       std::string_view now_rfc3339);
 bool json_equal_ignoring(const boost::json::object& a, const boost::json::object& b,
                          std::initializer_list<std::string_view> skip_top_level);
 

@@ -198,3 +198,221 @@ TEST_CASE("object meta validation: owner references need uid, name, kind, apiVer
     REQUIRE(causes.size() == 1);
     CHECK(causes[0].field == "metadata.ownerReferences.uid");
 }
+
+// --- pkg/apis/core/validation and friends, through the store -------------------
+
+TEST_CASE("configmaps: keys as IsConfigMapKey, binaryData duplicates, immutable") {
+    object_store s;
+    auto bad = obj(R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c"},"data":{"a b":"1","..x":"2"}})");
+    auto r = s.create(ctx_at(), resources::configmaps(), "default", bad);
+    REQUIRE_FALSE(r);
+    CHECK(status_message(r.error()) ==
+          "ConfigMap \"c\" is invalid: [data[a b]: Invalid value: \"a b\": a valid config key must consist of "
+          "alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for "
+          "validation is '[-._a-zA-Z0-9]+'), data[..x]: Invalid value: \"..x\": must not start with '..']");
+    auto dup = obj(R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"d"},"data":{"k":"1"},"binaryData":{"k":"MQ=="}})");
+    auto r2 = s.create(ctx_at(), resources::configmaps(), "default", dup);
+    REQUIRE_FALSE(r2);
+    CHECK(status_message(r2.error()) ==
+          "ConfigMap \"d\" is invalid: data[k]: Invalid value: \"k\": duplicate of key present in binaryData");
+
+    auto imm = configmap("imm", "one");
+    imm["immutable"] = true;
+    auto created = s.create(ctx_at(), resources::configmaps(), "default", imm);
+    REQUIRE(created);
+    auto next = *created;
+    next["data"].as_object()["k"] = "two";
+    auto u = s.update(ctx_at(), resources::configmaps(), "default", "imm", next);
+    REQUIRE_FALSE(u);
+    CHECK(status_message(u.error()) ==
+          "ConfigMap \"imm\" is invalid: data: Forbidden: field is immutable when `immutable` is set");
+    auto unset = *created;
+    unset.erase("immutable");
+    auto u2 = s.update(ctx_at(), resources::configmaps(), "default", "imm", unset);
+    REQUIRE_FALSE(u2);
+    CHECK(status_message(u2.error()) ==
+          "ConfigMap \"imm\" is invalid: immutable: Forbidden: field is immutable when `immutable` is set");
+    // metadata may still change
+    auto labelled = *created;
+    set_label(labelled, "a", "b");
+    CHECK(s.update(ctx_at(), resources::configmaps(), "default", "imm", labelled));
+}
+
+TEST_CASE("secrets: stringData folds into data, type defaults to Opaque and is immutable, type rules") {
+    object_store s;
+    auto sec = obj(R"({"apiVersion":"v1","kind":"Secret","metadata":{"name":"s"},"stringData":{"password":"hunter2"}})");
+    auto r = s.create(ctx_at(), resources::secrets(), "default", sec);
+    REQUIRE(r);
+    CHECK(r->at("type") == "Opaque");
+    CHECK(r->at("data").at("password") == "aHVudGVyMg==");
+    CHECK_FALSE(r->contains("stringData"));
+    auto retyped = *r;
+    retyped["type"] = "kubernetes.io/tls";
+    auto u = s.update(ctx_at(), resources::secrets(), "default", "s", retyped);
+    REQUIRE_FALSE(u);
+    CHECK(status_message(u.error()).find("type: Invalid value: \"kubernetes.io/tls\": field is immutable") !=
+          std::string::npos);
+    auto tls = obj(R"({"apiVersion":"v1","kind":"Secret","metadata":{"name":"t"},"type":"kubernetes.io/tls","data":{"tls.crt":""}})");
+    auto r2 = s.create(ctx_at(), resources::secrets(), "default", tls);
+    REQUIRE_FALSE(r2);
+    CHECK(status_message(r2.error()) == "Secret \"t\" is invalid: data[tls.key]: Required value");
+}
+
+TEST_CASE("leases: leaseDurationSeconds > 0; an update needs a resourceVersion (no unconditional update)") {
+    object_store s;
+    auto l = obj(R"({"apiVersion":"coordination.k8s.io/v1","kind":"Lease","metadata":{"name":"l"},
+        "spec":{"holderIdentity":"a","leaseDurationSeconds":0,"renewTime":"2026-01-02T03:04:05.000000Z"}})");
+    auto r = s.create(ctx_at(), resources::leases(), "default", l);
+    REQUIRE_FALSE(r);
+    CHECK(status_message(r.error()) ==
+          "Lease.coordination.k8s.io \"l\" is invalid: spec.leaseDurationSeconds: Invalid value: 0: must be greater than 0");
+    l["spec"].as_object()["leaseDurationSeconds"] = 15;
+    auto ok = s.create(ctx_at(), resources::leases(), "default", l);
+    REQUIRE(ok);
+    auto next = *ok;
+    mutable_metadata(next).erase("resourceVersion");
+    auto u = s.update(ctx_at(), resources::leases(), "default", "l", next);
+    REQUIRE_FALSE(u);
+    CHECK(u.error().http_code() == 422);
+    CHECK(status_message(u.error()) ==
+          "leases.coordination.k8s.io \"l\" is invalid: metadata.resourceVersion: Invalid value: 0: must be specified "
+          "for an update");
+}
+
+TEST_CASE("deployments: the pod template's containers, env, ports and volume mounts are validated") {
+    object_store s;
+    auto d = deployment("v");
+    auto& c = d["spec"].as_object()["template"].as_object()["spec"].as_object()["containers"].as_array()[0].as_object();
+    c["env"] = json::array{json::object{{"value", "1"}}, json::object{{"name", "A=B"}}};
+    c["ports"] = json::array{json::object{{"containerPort", 70000}, {"protocol", "HTTP"}}};
+    c["volumeMounts"] = json::array{json::object{{"name", "missing"}, {"mountPath", "/m"}}};
+    auto r = s.create(ctx_at(), resources::deployments(), "default", d);
+    REQUIRE_FALSE(r);
+    CHECK(status_message(r.error()) ==
+          "Deployment.apps \"v\" is invalid: [spec.template.spec.containers[0].ports[0].containerPort: Invalid value: "
+          "70000: must be between 1 and 65535, inclusive, spec.template.spec.containers[0].ports[0].protocol: "
+          "Unsupported value: \"HTTP\": supported values: \"SCTP\", \"TCP\", \"UDP\", "
+          "spec.template.spec.containers[0].env[0].name: Required value, "
+          "spec.template.spec.containers[0].env[1].name: Invalid value: \"A=B\": a valid environment variable name "
+          "must consist only of printable ASCII characters other than '=', "
+          "spec.template.spec.containers[0].volumeMounts[0].name: Not found: \"missing\"]");
+}
+
+TEST_CASE("strategic merge: $patch replace on an absent env is a literal element, and validation refuses it") {
+    // Issue 13's observed case: 422 on the real server.
+    object_store s;
+    REQUIRE(s.create(ctx_at(), resources::deployments(), "default", deployment("web")));
+    std::vector<std::string> warnings;
+    auto ctx = ctx_at();
+    ctx.warnings = &warnings;
+    auto r = s.patch(ctx, resources::deployments(), "default", "web", patch_type::strategic,
+                     R"({"spec":{"template":{"spec":{"containers":[{"name":"c","env":[{"$patch":"replace"},{"name":"A","value":"1"}]}]}}}})");
+    REQUIRE_FALSE(r);
+    CHECK(r.error().http_code() == 422);
+    CHECK(status_message(r.error()) ==
+          "Deployment.apps \"web\" is invalid: spec.template.spec.containers[0].env[0].name: Required value");
+    REQUIRE(warnings.size() == 1);
+    CHECK(warnings[0] == R"(unknown field "spec.template.spec.containers[0].env[0].$patch")");
+    // With env present the directive replaces the list.
+    REQUIRE(s.patch(ctx_at(), resources::deployments(), "default", "web", patch_type::strategic,
+                    R"({"spec":{"template":{"spec":{"containers":[{"name":"c","env":[{"name":"OLD","value":"0"}]}]}}}})"));
+    auto ok = s.patch(ctx_at(), resources::deployments(), "default", "web", patch_type::strategic,
+                      R"({"spec":{"template":{"spec":{"containers":[{"name":"c","env":[{"$patch":"replace"},{"name":"A","value":"1"}]}]}}}})");
+    REQUIRE(ok);
+    CHECK(json::serialize(ok->at("spec").at("template").at("spec").at("containers").at(0).at("env")) ==
+          R"([{"name":"A","value":"1"}])");
+}
+
+TEST_CASE("deployments /status: counts are checked against replicas (ValidateDeploymentStatus)") {
+    object_store s;
+    auto d = s.create(ctx_at(), resources::deployments(), "default", deployment("st"));
+    REQUIRE(d);
+    auto next = *d;
+    next["status"] = json::object{{"replicas", 1}, {"readyReplicas", 2}, {"availableReplicas", 1}};
+    auto r = s.update(ctx_at(), resources::deployments(), "default", "st", next, subresource::status);
+    REQUIRE_FALSE(r);
+    CHECK(status_message(r.error()) ==
+          "Deployment.apps \"st\" is invalid: status.readyReplicas: Invalid value: 2: cannot be greater than status.replicas");
+}
+
+TEST_CASE("services: duplicate port names and (protocol, port) pairs") {
+    object_store s;
+    auto svc = service("dup");
+    svc["spec"].as_object()["ports"] = json::array{json::object{{"name", "a"}, {"port", 80}},
+                                                   json::object{{"name", "a"}, {"port", 80}}};
+    auto r = s.create(ctx_at(), resources::services(), "default", svc);
+    REQUIRE_FALSE(r);
+    CHECK(status_message(r.error()) ==
+          "Service \"dup\" is invalid: [spec.ports[1].name: Duplicate value: \"a\", spec.ports[1]: Duplicate value: "
+          "core.ServicePort{Name:\"\", Protocol:\"TCP\", AppProtocol:(*string)(nil), Port:80, "
+          "TargetPort:intstr.IntOrString{Type:0, IntVal:0, StrVal:\"\"}, NodePort:0}]");
+}
+
+TEST_CASE("a terminating namespace carries the namespace controller's conditions") {
+    object_store s;
+    REQUIRE(s.create(ctx_at(), resources::namespaces(), "", obj(R"({"metadata":{"name":"gone"}})")));
+    auto held = configmap("held");
+    mutable_metadata(held)["finalizers"] = json::array{"example.com/hold"};
+    REQUIRE(s.create(ctx_at(), resources::configmaps(), "gone", held));
+    REQUIRE(s.create(ctx_at(), resources::configmaps(), "gone", configmap("free")));
+    REQUIRE(s.remove(ctx_at(), resources::namespaces(), "", "gone"));
+    for (int i = 0; i < 5 && s.gc_step(t0()); ++i) {
+    }
+    auto ns = s.get(resources::namespaces(), "", "gone");
+    REQUIRE(ns);
+    const auto& conds = ns->at("status").at("conditions").as_array();
+    REQUIRE(conds.size() == 5);
+    auto cond = [&](std::string_view type) -> const json::object& {
+        for (const auto& c : conds) {
+            if (c.at("type").as_string() == type) return c.as_object();
+        }
+        FAIL("no condition " << type);
+        return conds[0].as_object();
+    };
+    CHECK(cond("NamespaceDeletionDiscoveryFailure").at("status") == "False");
+    CHECK(cond("NamespaceDeletionDiscoveryFailure").at("reason") == "ResourcesDiscovered");
+    CHECK(cond("NamespaceDeletionGroupVersionParsingFailure").at("message") == "All legacy kube types successfully parsed");
+    CHECK(cond("NamespaceDeletionContentFailure").at("reason") == "ContentDeleted");
+    CHECK(cond("NamespaceContentRemaining").at("status") == "True");
+    CHECK(cond("NamespaceContentRemaining").at("reason") == "SomeResourcesRemain");
+    CHECK(cond("NamespaceContentRemaining").at("message") == "Some resources are remaining: configmaps. has 1 resource instances");
+    CHECK(cond("NamespaceFinalizersRemaining").at("reason") == "SomeFinalizerRemain");
+    CHECK(cond("NamespaceFinalizersRemaining").at("message") ==
+          "Some finalizers are remaining: example.com/hold in 1 resource instances");
+    // The finalizer goes, the namespace goes.
+    auto cm = s.get(resources::configmaps(), "gone", "held");
+    REQUIRE(cm);
+    auto released = *cm;
+    mutable_metadata(released).erase("finalizers");
+    REQUIRE(s.update(ctx_at(), resources::configmaps(), "gone", "held", released));
+    for (int i = 0; i < 5 && s.gc_step(t0()); ++i) {
+    }
+    CHECK_FALSE(s.get(resources::namespaces(), "", "gone"));
+}
+
+TEST_CASE("deleting with finalizers: deletionTimestamp and deletionGracePeriodSeconds 0; generation only where kept") {
+    object_store s;
+    auto cm = configmap("f");
+    mutable_metadata(cm)["finalizers"] = json::array{"example.com/hold"};
+    REQUIRE(s.create(ctx_at(), resources::configmaps(), "default", cm));
+    auto d = s.remove(ctx_at(), resources::configmaps(), "default", "f");
+    REQUIRE(d);
+    CHECK_FALSE(d->deleted);
+    CHECK(d->body.at("metadata").at("deletionGracePeriodSeconds") == 0);
+    CHECK(d->body.at("metadata").as_object().contains("deletionTimestamp"));
+    // markAsDeleting bumps generation only when there is one (ConfigMaps have none)
+    CHECK_FALSE(d->body.at("metadata").as_object().contains("generation"));
+}
+
+TEST_CASE("deployments: rolling update 0/0 and a progress deadline within minReadySeconds are refused") {
+    object_store s;
+    auto d = deployment("ru");
+    d["spec"].as_object()["strategy"] = json::object{{"type", "RollingUpdate"},
+                                                      {"rollingUpdate", json::object{{"maxUnavailable", 0}, {"maxSurge", "0%"}}}};
+    d["spec"].as_object()["minReadySeconds"] = 700;
+    auto r = s.create(ctx_at(), resources::deployments(), "default", d);
+    REQUIRE_FALSE(r);
+    CHECK(status_message(r.error()) ==
+          "Deployment.apps \"ru\" is invalid: [spec.strategy.rollingUpdate.maxUnavailable: Invalid value: 0: may not be 0 "
+          "when `maxSurge` is 0, spec.progressDeadlineSeconds: Invalid value: 600: must be greater than minReadySeconds]");
+}

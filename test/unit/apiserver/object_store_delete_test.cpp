@@ -115,14 +115,29 @@ TEST_CASE("delete preconditions: uid and resourceVersion mismatches are 409") {
     auto r = s.remove(ctx_at(), resources::configmaps(), "default", "x", o);
     REQUIRE_FALSE(r);
     CHECK(is_conflict(r.error()));
+    // rest.BeforeDelete names the object by Kind, not by resource.
     CHECK(status_message(r.error()) ==
-          "Operation cannot be fulfilled on configmaps \"x\": Precondition failed: UID in precondition: wrong, UID "
-          "in object meta: " + std::string(uid_of(*c)));
+          "Operation cannot be fulfilled on ConfigMap \"x\": the UID in the precondition (wrong) does not match the "
+          "UID in record (" + std::string(uid_of(*c)) + "). The object might have been deleted and then recreated");
+    REQUIRE(r.error().api_status()->details);
+    CHECK(r.error().api_status()->details->kind == "ConfigMap");
     delete_options o2;
     o2.precondition_resource_version = "1";
     auto r2 = s.remove(ctx_at(), resources::configmaps(), "default", "x", o2);
     REQUIRE_FALSE(r2);
     CHECK(is_conflict(r2.error()));
+    CHECK(status_message(r2.error()) ==
+          "Operation cannot be fulfilled on ConfigMap \"x\": the ResourceVersion in the precondition (1) does not "
+          "match the ResourceVersion in record (" + std::string(resource_version_of(*c)) +
+              "). The object might have been modified");
+    // Namespaces check their preconditions in their own registry, with the storage wording.
+    delete_options o3;
+    o3.precondition_resource_version = "1";
+    auto r3 = s.remove(ctx_at(), resources::namespaces(), "", "kcoro-system", o3);
+    REQUIRE_FALSE(r3);
+    CHECK(status_message(r3.error()).starts_with(
+        "Operation cannot be fulfilled on namespaces \"kcoro-system\": Precondition failed: ResourceVersion in "
+        "precondition: 1, ResourceVersion in object meta: "));
     delete_options ok;
     ok.precondition_uid = std::string(uid_of(*c));
     ok.precondition_resource_version = std::string(resource_version_of(*c));
@@ -290,4 +305,15 @@ TEST_CASE("gc_step settles (returns false) when only a user finalizer holds a na
     REQUIRE(s.update(ctx_at(), resources::namespaces(), "", "held", cur));
     settle(s);
     CHECK(is_not_found(s.get(resources::namespaces(), "", "held").error()));
+}
+
+TEST_CASE("deleting a namespace: deletionTimestamp and Terminating, no deletionGracePeriodSeconds (namespace registry)") {
+    object_store s;
+    REQUIRE(s.create(ctx_at(), resources::namespaces(), "", obj(R"({"metadata":{"name":"nsd"}})")));
+    auto d = s.remove(ctx_at(), resources::namespaces(), "", "nsd");
+    REQUIRE(d);
+    CHECK_FALSE(d->deleted);
+    CHECK(d->body.at("metadata").as_object().contains("deletionTimestamp"));
+    CHECK_FALSE(d->body.at("metadata").as_object().contains("deletionGracePeriodSeconds"));
+    CHECK(d->body.at("status").at("phase") == "Terminating");
 }
