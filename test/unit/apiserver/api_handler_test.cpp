@@ -52,7 +52,12 @@ struct fixture {
     watch_hub hub;
     api_handler handler{store, clk, access, faults, hub, handler_options{10s, 1800s, "127.0.0.1:1"}};
 
-    fixture() { store.set_commit_hook([this](revision_t) { hub.notify(); }); }
+    fixture() {
+        store.set_commit_hook([this](revision_t rev) {
+            handler.on_commit(rev);
+            hub.notify();
+        });
+    }
 
     io::http_reply call(std::string method, std::string target, std::string body = {},
                         std::string content_type = "application/json", std::string auth = {}) {
@@ -114,7 +119,7 @@ TEST_CASE("api_handler: discovery documents") {
     CHECK(f.answer("GET", "/apis/apps/v1").status == 200);
     CHECK(f.answer("GET", "/apis/nope.example.com/v1").status == 404);
     CHECK(body_of(f.answer("GET", "/version"))["major"] == "1");
-    CHECK(f.answer("GET", "/openapi/v2").status == 404);
+    CHECK(body_of(f.answer("GET", "/openapi/v2"))["swagger"] == "2.0");
     // OpenAPI v3: the index and a PATCH operation per kind with fieldValidation.
     auto index = body_of(f.answer("GET", "/openapi/v3"));
     REQUIRE(index["paths"].as_object().contains("apis/apps/v1"));
@@ -440,7 +445,9 @@ TEST_CASE("api_handler: Accept negotiation: Table for kubectl get, 406 for proto
     CHECK(pb.status == 406);
     auto st = body_of(pb);
     CHECK(st["reason"] == "NotAcceptable");
-    CHECK(st["message"] == "only the following media types are accepted: application/json");
+    CHECK(st["message"] ==
+          "only the following media types are accepted: application/json, application/yaml, "
+          "application/vnd.kubernetes.protobuf");
     // A protobuf body is 415.
     auto body415 = f.answer("POST", "/api/v1/namespaces/default/configmaps", "x", "application/vnd.kubernetes.protobuf");
     CHECK(body415.status == 415);
@@ -573,6 +580,9 @@ TEST_CASE("table: human durations as kubectl prints them") {
     CHECK(human_duration(std::chrono::hours(24 * 400)) == "400d");
     CHECK(negotiate("") == media_choice::json);
     CHECK(negotiate("*/*") == media_choice::json);
-    CHECK(negotiate("application/json;as=PartialObjectMetadata;v=v1;g=meta.k8s.io,application/json") == media_choice::json);
+    CHECK(negotiate("application/json;as=PartialObjectMetadata;v=v1;g=meta.k8s.io,application/json") ==
+          media_choice::partial_v1);
+    CHECK(negotiate("application/json;as=APIGroupDiscoveryList;v=v2;g=apidiscovery.k8s.io,application/json") ==
+          media_choice::json);
     CHECK(negotiate("application/vnd.kubernetes.protobuf") == media_choice::not_acceptable);
 }
