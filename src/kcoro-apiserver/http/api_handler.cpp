@@ -207,6 +207,17 @@ asio::awaitable<http_reply> api_handler::operator()(http_request req) {
         co_return status_response(user.error());
     }
     http_reply reply;
+    // The discovery documents and /version are go-restful web services with
+    // GET routes only (built-in groups; a CRD group's discovery is crdHandler's).
+    const bool restful_get_only =
+        r.kind == route_kind::version || r.kind == route_kind::core_groups || r.kind == route_kind::groups ||
+        r.kind == route_kind::core_resources ||
+        ((r.kind == route_kind::group || r.kind == route_kind::group_resources) &&
+         check_surface("GET", r, store_.registry()) == surface_answer::not_found_json);
+    if (restful_get_only && req.method != "GET") {
+        co_return status_response(generic_route_error(
+            405, "the server does not allow this method on the requested resource", "MethodNotAllowed"));
+    }
     switch (r.kind) {
     case route_kind::version:
         reply = json_response(200, version_document());
