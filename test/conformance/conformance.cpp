@@ -220,9 +220,9 @@ struct ctx {
     }
     /// One request through the client's transport; any HTTP answer is a value
     /// (for checks of exact status codes, content types and bodies).
-    asio::awaitable<kcoro::client::http_response> raw(kcoro::http_method method, std::string target,
-                                                      std::string body, std::string content_type,
-                                                      std::string accept) {
+    /// Build the request first (no temporaries in a co_await operand, g++ 12).
+    static kcoro::api_request request(kcoro::http_method method, std::string target, std::string body,
+                                      std::string content_type, std::string accept) {
         kcoro::api_request req;
         req.method = method;
         req.target = std::move(target);
@@ -230,6 +230,9 @@ struct ctx {
         req.content_type = std::move(content_type);
         if (!accept.empty()) req.headers.emplace_back("Accept", std::move(accept));
         req.verb = kcoro::to_string(method);
+        return req;
+    }
+    asio::awaitable<kcoro::client::http_response> raw(const kcoro::api_request& req) {
         auto r = co_await c.http().round_trip(req);
         if (!r) {
             throw failure("request " + req.target + ": " + r.error().message());
@@ -1152,46 +1155,55 @@ std::string status_message(const kcoro::client::http_response& r, std::string_vi
 asio::awaitable<void> http_surface(ctx& x) {
     co_await x.create_cm("a", "1");
     const std::string body = json::serialize(x.configmap("a", "2"));
-    auto post = co_await x.raw(kcoro::http_method::post, x.ns_path("configmaps/a"), body, "application/json", "");
+    const auto post_rq = ctx::request(kcoro::http_method::post, x.ns_path("configmaps/a"), body, "application/json", "");
+    auto post = co_await x.raw(post_rq);
     EXPECT(post.status == 405, "POST to a named path is 405, got " + std::to_string(post.status));
     auto po = parse_object(post.body, "405 body");
     EXPECT(str(po.if_contains("reason")) == "MethodNotAllowed", "reason MethodNotAllowed");
     EXPECT(str(po.if_contains("message")) == "the server does not allow this method on the requested resource",
            "405 message: " + str(po.if_contains("message")));
-    auto put = co_await x.raw(kcoro::http_method::put, x.ns_path("configmaps"), body, "application/json", "");
+    const auto put_rq = ctx::request(kcoro::http_method::put, x.ns_path("configmaps"), body, "application/json", "");
+    auto put = co_await x.raw(put_rq);
     EXPECT(put.status == 405, "PUT on a collection is 405, got " + std::to_string(put.status));
 
-    auto foo = co_await x.raw(kcoro::http_method::get, "/foo-conformance", "", "", "");
+    const auto foo_rq = ctx::request(kcoro::http_method::get, "/foo-conformance", "", "", "");
+    auto foo = co_await x.raw(foo_rq);
     EXPECT(foo.status == 404, "/foo is 404");
     EXPECT(foo.content_type.starts_with("text/plain"), "/foo: text/plain, got " + foo.content_type);
     EXPECT(foo.body == "404 page not found\n", "/foo body: " + foo.body);
-    auto group = co_await x.raw(kcoro::http_method::get, "/apis/nothing.conformance.kcoro.dev/v1/things", "", "", "");
+    const auto group_rq = ctx::request(kcoro::http_method::get, "/apis/nothing.conformance.kcoro.dev/v1/things", "", "", "");
+    auto group = co_await x.raw(group_rq);
     EXPECT(group.status == 404 && group.body == "404 page not found\n", "an unknown group is a text 404");
-    auto res = co_await x.raw(kcoro::http_method::get, x.ns_path("conformancefoos"), "", "", "");
+    const auto res_rq = ctx::request(kcoro::http_method::get, x.ns_path("conformancefoos"), "", "", "");
+    auto res = co_await x.raw(res_rq);
     EXPECT(res.status == 404, "an unknown resource in v1 is 404");
     EXPECT(status_message(res, "unknown resource") == "the server could not find the requested resource",
            "JSON NotFound for an unknown resource in a known group version");
 
-    auto dry = co_await x.raw(kcoro::http_method::post, x.ns_path("configmaps?dryRun=Nope"),
+    const auto dry_rq = ctx::request(kcoro::http_method::post, x.ns_path("configmaps?dryRun=Nope"),
                               json::serialize(x.configmap("d", "1")), "application/json", "");
+    auto dry = co_await x.raw(dry_rq);
     EXPECT(dry.status == 422, "a bad dryRun is 422, got " + std::to_string(dry.status));
     EXPECT(status_message(dry, "dryRun") ==
                "CreateOptions.meta.k8s.io \"\" is invalid: dryRun: Unsupported value: []string{\"Nope\"}: supported "
                "values: \"All\"",
            "dryRun message: " + dry.body);
     json::object secret{{"apiVersion", "v1"}, {"kind", "Secret"}, {"metadata", json::object{{"name", "s"}}}};
-    auto wrong = co_await x.raw(kcoro::http_method::post, x.ns_path("configmaps"), json::serialize(secret),
+    const auto wrong_rq = ctx::request(kcoro::http_method::post, x.ns_path("configmaps"), json::serialize(secret),
                                 "application/json", "");
+    auto wrong = co_await x.raw(wrong_rq);
     EXPECT(wrong.status == 400, "a Secret posted as a ConfigMap is 400, got " + std::to_string(wrong.status));
     EXPECT(status_message(wrong, "wrong kind")
                .starts_with("Secret in version \"v1\" cannot be handled as a ConfigMap"),
            "wrong kind message: " + wrong.body);
-    auto na = co_await x.raw(kcoro::http_method::get, x.ns_path("configmaps"), "", "",
+    const auto na_rq = ctx::request(kcoro::http_method::get, x.ns_path("configmaps"), "", "",
                              "application/json;as=Nothing;g=meta.k8s.io;v=v1");
+    auto na = co_await x.raw(na_rq);
     EXPECT(na.status == 406, "an unknown transform is 406, got " + std::to_string(na.status));
     EXPECT(status_message(na, "406").starts_with("only the following media types are accepted: application/json"),
            "406 message: " + na.body);
-    auto v2 = co_await x.raw(kcoro::http_method::get, "/openapi/v2", "", "", "application/json");
+    const auto v2_rq = ctx::request(kcoro::http_method::get, "/openapi/v2", "", "", "application/json");
+    auto v2 = co_await x.raw(v2_rq);
     EXPECT(v2.status == 200, "/openapi/v2 is served, got " + std::to_string(v2.status));
     EXPECT(str(parse_object(v2.body, "/openapi/v2").if_contains("swagger")) == "2.0", "swagger 2.0");
 }
@@ -1241,7 +1253,8 @@ asio::awaitable<void> scale_subresource(ctx& x) {
     auto created = co_await x.create(deployments, d);
     const auto gen = kcoro::generation_of(*created);
     const std::string path = "/apis/apps/v1/namespaces/" + x.ns + "/deployments/web/scale";
-    auto g = co_await x.raw(kcoro::http_method::get, path, "", "", "");
+    const auto g_rq = ctx::request(kcoro::http_method::get, path, "", "", "");
+    auto g = co_await x.raw(g_rq);
     EXPECT(g.status == 200, "GET scale, got " + std::to_string(g.status));
     auto scale = parse_object(g.body, "scale");
     EXPECT(str(scale.if_contains("apiVersion")) == "autoscaling/v1" && str(scale.if_contains("kind")) == "Scale",
@@ -1250,7 +1263,8 @@ asio::awaitable<void> scale_subresource(ctx& x) {
     EXPECT(kcoro::find_path(scale, {"spec", "replicas"}) && kcoro::find_path(scale, {"spec", "replicas"})->to_number<int>() == 1,
            "spec.replicas");
     const std::string rv(kcoro::resource_version_of(scale));
-    auto p = co_await x.raw(kcoro::http_method::patch, path, R"({"spec":{"replicas":3}})", "application/merge-patch+json", "");
+    const auto p_rq = ctx::request(kcoro::http_method::patch, path, R"({"spec":{"replicas":3}})", "application/merge-patch+json", "");
+    auto p = co_await x.raw(p_rq);
     EXPECT(p.status == 200, "PATCH scale, got " + std::to_string(p.status) + " " + p.body);
     auto after = co_await x.must_get(deployments, "web");
     EXPECT(kcoro::find_path(*after, {"spec", "replicas"})->to_number<int>() == 3, "the Deployment has 3 replicas");
@@ -1258,12 +1272,14 @@ asio::awaitable<void> scale_subresource(ctx& x) {
     json::object stale{{"apiVersion", "autoscaling/v1"}, {"kind", "Scale"},
                        {"metadata", json::object{{"name", "web"}, {"namespace", x.ns}, {"resourceVersion", rv}}},
                        {"spec", json::object{{"replicas", 5}}}};
-    auto put = co_await x.raw(kcoro::http_method::put, path, json::serialize(stale), "application/json", "");
+    const auto put_rq = ctx::request(kcoro::http_method::put, path, json::serialize(stale), "application/json", "");
+    auto put = co_await x.raw(put_rq);
     EXPECT(put.status == 409, "PUT with a stale resourceVersion is 409, got " + std::to_string(put.status));
     EXPECT(status_message(put, "stale scale")
                .starts_with("Operation cannot be fulfilled on deployments.apps \"web\": the object has been modified"),
            "conflict message: " + put.body);
-    auto neg = co_await x.raw(kcoro::http_method::patch, path, R"({"spec":{"replicas":-1}})", "application/merge-patch+json", "");
+    const auto neg_rq = ctx::request(kcoro::http_method::patch, path, R"({"spec":{"replicas":-1}})", "application/merge-patch+json", "");
+    auto neg = co_await x.raw(neg_rq);
     EXPECT(neg.status == 422, "negative replicas is 422, got " + std::to_string(neg.status));
     EXPECT(status_message(neg, "negative") ==
                "Scale.autoscaling \"web\" is invalid: spec.replicas: Invalid value: -1: must be greater than or equal to 0",
@@ -1277,29 +1293,33 @@ asio::awaitable<void> partial_object_metadata(ctx& x) {
     co_await x.create(x.cms, o);
     const std::string one = "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1";
     const std::string list = "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1";
-    auto g = co_await x.raw(kcoro::http_method::get, x.ns_path("configmaps/m"), "", "", one + ",application/json");
+    const auto g_rq = ctx::request(kcoro::http_method::get, x.ns_path("configmaps/m"), "", "", one + ",application/json");
+    auto g = co_await x.raw(g_rq);
     EXPECT(g.status == 200, "get");
     auto go = parse_object(g.body, "get");
     EXPECT(str(go.if_contains("kind")) == "PartialObjectMetadata" && str(go.if_contains("apiVersion")) == "meta.k8s.io/v1",
            "PartialObjectMetadata meta.k8s.io/v1, got " + g.body.substr(0, 120));
     EXPECT(!go.contains("data") && str(kcoro::find_path(go, {"metadata", "name"})) == "m", "metadata only");
-    auto l = co_await x.raw(kcoro::http_method::get, x.ns_path("configmaps?labelSelector=conformance.kcoro.dev%2Fset%3Dmeta"),
+    const auto l_rq = ctx::request(kcoro::http_method::get, x.ns_path("configmaps?labelSelector=conformance.kcoro.dev%2Fset%3Dmeta"),
                             "", "", list + ",application/json");
+    auto l = co_await x.raw(l_rq);
     auto lo = parse_object(l.body, "list");
     EXPECT(str(lo.if_contains("kind")) == "PartialObjectMetadataList", "PartialObjectMetadataList");
     const auto* items = lo.if_contains("items");
     EXPECT(items && items->is_array() && items->as_array().size() == 1, "one item");
     EXPECT(str(items->as_array()[0].as_object().if_contains("kind")) == "PartialObjectMetadata", "items are PartialObjectMetadata");
-    auto wrong = co_await x.raw(kcoro::http_method::get, x.ns_path("configmaps"), "", "", one);
+    const auto wrong_rq = ctx::request(kcoro::http_method::get, x.ns_path("configmaps"), "", "", one);
+    auto wrong = co_await x.raw(wrong_rq);
     EXPECT(wrong.status == 406, "PartialObjectMetadata of a list is 406, got " + std::to_string(wrong.status));
     EXPECT(status_message(wrong, "406") ==
                "you requested PartialObjectMetadata, but the requested object is a list (*core.ConfigMapList)",
            "406 message: " + wrong.body);
     // A watch from "0" (initial ADDED) that ends by itself after 1 s.
-    auto w = co_await x.raw(kcoro::http_method::get,
+    const auto w_rq = ctx::request(kcoro::http_method::get,
                             x.ns_path("configmaps?watch=1&resourceVersion=0&timeoutSeconds=1&labelSelector="
                                       "conformance.kcoro.dev%2Fset%3Dmeta"),
                             "", "", one);
+    auto w = co_await x.raw(w_rq);
     EXPECT(w.status == 200, "watch");
     auto nl = w.body.find('\n');
     EXPECT(nl != std::string::npos, "an event line: " + w.body.substr(0, 200));
@@ -1325,7 +1345,9 @@ asio::awaitable<void> discovery_fields(ctx& x) {
         }
         return out;
     };
-    auto core = parse_object((co_await x.raw(kcoro::http_method::get, "/api/v1", "", "", "application/json")).body, "/api/v1");
+    const auto core_rq = ctx::request(kcoro::http_method::get, "/api/v1", "", "", "application/json");
+    auto core_resp = co_await x.raw(core_rq);
+    auto core = parse_object(core_resp.body, "/api/v1");
     const auto* cm = find(core, "configmaps");
     EXPECT(cm, "configmaps listed");
     EXPECT(str(cm->if_contains("singularName")) == "configmap" && cm->at("namespaced").as_bool() &&
@@ -1344,7 +1366,9 @@ asio::awaitable<void> discovery_fields(ctx& x) {
     EXPECT(nss && strings(nss->if_contains("verbs")) == std::vector<std::string>({"get", "patch", "update"}) &&
                str(nss->if_contains("singularName")).empty(),
            "namespaces/status");
-    auto apps = parse_object((co_await x.raw(kcoro::http_method::get, "/apis/apps/v1", "", "", "application/json")).body, "apps/v1");
+    const auto apps_rq = ctx::request(kcoro::http_method::get, "/apis/apps/v1", "", "", "application/json");
+    auto apps_resp = co_await x.raw(apps_rq);
+    auto apps = parse_object(apps_resp.body, "apps/v1");
     const auto* dep = find(apps, "deployments");
     EXPECT(dep && strings(dep->if_contains("categories")) == std::vector<std::string>({"all"}) &&
                strings(dep->if_contains("shortNames")) == std::vector<std::string>({"deploy"}) &&

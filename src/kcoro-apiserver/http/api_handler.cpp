@@ -725,7 +725,8 @@ asio::awaitable<void> api_handler::run_watch(watch_params p, io::http_stream_wri
         }
         // The watch cache's window (watch_window.hpp): older is 410.
         if (auto c = window_.check(p.bucket, last); !c) {
-            co_await w.write(event_line("ERROR", encode_status(*c.error().api_status())));
+            std::string line = event_line("ERROR", encode_status(*c.error().api_status()));
+            co_await w.write(std::move(line));
             co_return;
         }
     }
@@ -754,8 +755,9 @@ asio::awaitable<void> api_handler::run_watch(watch_params p, io::http_stream_wri
             auto now = clk_.now();
             if (next_bookmark && now >= *next_bookmark) {
                 const revision_t brv = window_.last_revision(p.bucket);
-                if (should_send_bookmark(brv, start_rv) && !co_await w.write(bookmark(brv, false))) {
-                    co_return;
+                if (should_send_bookmark(brv, start_rv)) {
+                    std::string line = bookmark(brv, false);
+                    if (!co_await w.write(std::move(line))) co_return;
                 }
                 next_bookmark = next_bookmark_time(now, deadline, options_.bookmark_interval);
                 // The cacher pops due watchers once a second; here time does
