@@ -32,6 +32,8 @@ io::http_response json_response(unsigned code, const json::object& body) {
     http_response r;
     r.status = code;
     r.content_type = "application/json";
+    // responsewriters.SerializeObject sets it on every API answer.
+    r.headers.emplace_back("X-Content-Type-Options", "nosniff");
     r.body = json::serialize(body);
     r.body.push_back('\n');
     return r;
@@ -192,6 +194,20 @@ void api_handler::log(json::object line) const {
 }
 
 asio::awaitable<http_reply> api_handler::operator()(http_request req) {
+    auto reply = co_await dispatch(req);
+    // genericfilters.WithCacheControl: every answer is uncacheable.
+    auto no_cache = [](io::http_headers& h) {
+        if (io::find_header(h, "cache-control").empty()) h.emplace_back("Cache-Control", "no-cache, private");
+    };
+    if (auto* resp = std::get_if<http_response>(&reply)) {
+        no_cache(resp->headers);
+    } else if (auto* st = std::get_if<io::http_stream>(&reply)) {
+        no_cache(st->headers);
+    }
+    co_return reply;
+}
+
+asio::awaitable<http_reply> api_handler::dispatch(http_request& req) {
     auto parsed = parse_route(req.method, req.target);
     if (!parsed) {
         co_return status_response(parsed.error());

@@ -72,6 +72,7 @@ public:
 
 private:
     struct watch_params;
+    boost::asio::awaitable<io::http_reply> dispatch(io::http_request& req);
     boost::asio::awaitable<io::http_reply> handle_resource(io::http_request& req, route& r, const user_info& user);
     io::http_reply handle_watch(route& r, media_choice media);
     boost::asio::awaitable<io::http_reply> handle_scale(io::http_request& req, route& r,
