@@ -23,7 +23,10 @@ server::server(asio::any_io_executor ex, io::clock& clk, server_options options)
     access_.set_tokens(tokens_);
     access_.set_policy(options_.policy);
     handler_ = std::make_unique<http::api_handler>(store_, clk_, access_, faults_, hub_, options_.handler, options_.log);
-    store_.set_commit_hook([this](revision_t) { hub_.notify(); });
+    store_.set_commit_hook([this](revision_t rev) {
+        handler_->on_commit(rev);
+        hub_.notify();
+    });
 }
 
 server::~server() {

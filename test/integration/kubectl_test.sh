@@ -23,7 +23,7 @@ expect() {
     fi
 }
 
-out=$(k version); expect "version" "Server Version: v1.32" "$out"
+out=$(k version); expect "version" "Server Version: v1.33" "$out"
 out=$(k apply -f "$DATA/widgets_crd.yaml"); expect "apply CRD" "customresourcedefinition.apiextensions.k8s.io/widgets.example.kcoro.dev created" "$out"
 out=$(k wait --for condition=established --timeout=10s crd/widgets.example.kcoro.dev); expect "CRD established" "condition met" "$out"
 out=$(k apply -f "$DATA/widget.yaml"); expect "apply CR (client-side)" "widget.example.kcoro.dev/w1 created" "$out"
@@ -51,6 +51,15 @@ expect "get configmaps: server-side columns" "^NAME +DATA +AGE" "$out"
 expect "get configmaps: row" "^cm1 +3 +[0-9]+s" "$out"
 out=$(k get deployment web); expect "get deployment: server-side columns" "^NAME +READY +UP-TO-DATE +AVAILABLE +AGE" "$out"
 out=$(k get namespaces); expect "get namespaces: status column" "^default +Active +" "$out"
+# kubectl scale goes through the deployments/scale subresource (discovery's
+# autoscaling/v1 Scale entry, then a merge patch of the Scale).
+gen=$(k get deployment web -o jsonpath='{.metadata.generation}')
+out=$(k scale deploy/web --replicas=3); expect "scale" "deployment.apps/web scaled" "$out"
+out=$(k get deployment web -o jsonpath='{.spec.replicas}'); expect "scaled replicas" "^3$" "$out"
+out=$(k get deployment web -o jsonpath='{.metadata.generation}'); expect "scale bumps generation" "^$((gen + 1))$" "$out"
+out=$(k get --raw /apis/apps/v1/namespaces/default/deployments/web/scale); expect "scale subresource" '"selector":"app=web"' "$out"
+out=$(k scale deploy/web --replicas=2 --resource-version=1); expect "scale with a stale resourceVersion" "Expected resource version to be 1" "$out"
+out=$(k describe deployment web); expect "describe deployment" "Replicas: +3 desired" "$out"
 
 # A CRD with additionalPrinterColumns: kubectl prints them.
 cat >"$WORK/gadgets_crd.yaml" <<'EOF'
@@ -107,6 +116,7 @@ out=$(k describe configmap cm1); expect "describe configmap" "Name: +cm1" "$out"
 expect "describe configmap: data" "greeting" "$out"
 expect "describe configmap: events" "Normal +Tested +.*kcoro-test +kubectl describe shows this event" "$out"
 out=$(k get events --field-selector involvedObject.name=cm1,type=Normal); expect "get events --field-selector" "Tested" "$out"
+out=$(k get events); expect "get events" "Tested +configmap/cm1 +kubectl describe shows this event" "$out"
 out=$(k get events --field-selector spec.nodeName=n1); expect "unsupported field selector" 'field label not supported: spec.nodeName' "$out"
 # What client-go's events.k8s.io recorder writes is the same storage:
 # `kubectl describe` and `kubectl get events` (core/v1) show it.

@@ -1,8 +1,17 @@
 #include "http/api_handler.hpp"
 
+#include "http/bookmark.hpp"
 #include "http/discovery.hpp"
+#include "http/partial_metadata.hpp"
+#include "http/request_checks.hpp"
+#include "http/scale.hpp"
+#include "http/surface.hpp"
 #include "server_side_apply.hpp"
 #include "store/status_errors.hpp"
+
+#include <kcoro/core/json_merge_patch.hpp>
+#include <kcoro/core/json_patch.hpp>
+#include <kcoro/core/yaml.hpp>
 
 #include <kcoro/core/status.hpp>
 
@@ -23,6 +32,8 @@ io::http_response json_response(unsigned code, const json::object& body) {
     http_response r;
     r.status = code;
     r.content_type = "application/json";
+    // responsewriters.SerializeObject sets it on every API answer.
+    r.headers.emplace_back("X-Content-Type-Options", "nosniff");
     r.body = json::serialize(body);
     r.body.push_back('\n');
     return r;
@@ -55,8 +66,33 @@ error not_found_path() {
     return error::from_status(std::move(s));
 }
 
-/// A JSON object body, or the 400 the real server answers.
-result<json::object> parse_body(std::string_view body) {
+/// http.NotFound, what the not-found handler answers for paths no handler
+/// claims (staging/src/k8s.io/apiserver/pkg/util/notfoundhandler).
+http_response not_found_text() {
+    http_response r{404, "text/plain; charset=utf-8", {}, "404 page not found\n"};
+    r.headers.emplace_back("X-Content-Type-Options", "nosniff");
+    return r;
+}
+
+/// NewGenericServerResponse for go-restful's route errors (handler.go
+/// serviceErrorHandler): the message is the generic one for the code.
+error generic_route_error(int code, std::string message, std::string reason, bool details = true) {
+    status s;
+    s.outcome = "Failure";
+    s.message = std::move(message);
+    s.reason = std::move(reason);
+    s.code = code;
+    if (details) s.details = status_details{};
+    return error::from_status(std::move(s));
+}
+
+/// A JSON (or YAML, which the real server also decodes) object body, or the
+/// 400 the real server answers.
+result<json::object> parse_body(std::string_view body, std::string_view content_type = {}) {
+    if (content_type.starts_with("application/yaml")) {
+        auto y = parse_yaml(body);
+        if (y && y->is_object()) return std::move(y->get_object());
+    }
     boost::system::error_code ec;
     auto v = json::parse(body, ec);
     if (ec || !v.is_object()) {
@@ -86,6 +122,9 @@ struct api_handler::watch_params {
     watch_filter filter;
     std::string kind;
     std::string api_version;
+    std::string bucket;  // the resource's storage (its watch cache window)
+    bool custom = false;
+    media_choice media = media_choice::json;
     std::string resource_version;
     bool bookmarks = false;
     std::optional<bool> send_initial_events;
@@ -136,7 +175,16 @@ std::vector<table_column> api_handler::columns_for(const resource_def& def, std:
 api_handler::api_handler(object_store& store, io::clock& clk, access_control& access, fault_table& faults,
                          watch_hub& hub, handler_options options, log_sink log)
     : store_(store), clk_(clk), access_(access), faults_(faults), hub_(hub), options_(std::move(options)),
-      log_(std::move(log)) {}
+      log_(std::move(log)), window_(options_.watch_cache) {
+    // The built-ins' watch caches start with the server, at its revision.
+    for (const auto* d : store_.registry().all()) {
+        if (d->crd_name.empty()) window_.start(object_store::storage_bucket(d->gvr), store_.current_revision());
+    }
+}
+
+void api_handler::on_commit(revision_t rev) {
+    window_.record(store_.last_commit_bucket(), rev, clk_.now());
+}
 
 void api_handler::log(json::object line) const {
     if (log_) {
@@ -146,6 +194,20 @@ void api_handler::log(json::object line) const {
 }
 
 asio::awaitable<http_reply> api_handler::operator()(http_request req) {
+    auto reply = co_await dispatch(req);
+    // genericfilters.WithCacheControl: every answer is uncacheable.
+    auto no_cache = [](io::http_headers& h) {
+        if (io::find_header(h, "cache-control").empty()) h.emplace_back("Cache-Control", "no-cache, private");
+    };
+    if (auto* resp = std::get_if<http_response>(&reply)) {
+        no_cache(resp->headers);
+    } else if (auto* st = std::get_if<io::http_stream>(&reply)) {
+        no_cache(st->headers);
+    }
+    co_return reply;
+}
+
+asio::awaitable<http_reply> api_handler::dispatch(http_request& req) {
     auto parsed = parse_route(req.method, req.target);
     if (!parsed) {
         co_return status_response(parsed.error());
@@ -161,6 +223,17 @@ asio::awaitable<http_reply> api_handler::operator()(http_request req) {
         co_return status_response(user.error());
     }
     http_reply reply;
+    // The discovery documents and /version are go-restful web services with
+    // GET routes only (built-in groups; a CRD group's discovery is crdHandler's).
+    const bool restful_get_only =
+        r.kind == route_kind::version || r.kind == route_kind::core_groups || r.kind == route_kind::groups ||
+        r.kind == route_kind::core_resources ||
+        ((r.kind == route_kind::group || r.kind == route_kind::group_resources) &&
+         check_surface("GET", r, store_.registry()) == surface_answer::not_found_json);
+    if (restful_get_only && req.method != "GET") {
+        co_return status_response(generic_route_error(
+            405, "the server does not allow this method on the requested resource", "MethodNotAllowed"));
+    }
     switch (r.kind) {
     case route_kind::version:
         reply = json_response(200, version_document());
@@ -171,7 +244,14 @@ asio::awaitable<http_reply> api_handler::operator()(http_request req) {
     case route_kind::core_resources:
     case route_kind::group_resources: {
         auto doc = resource_list_document(store_.registry(), r.group, r.version);
-        reply = doc ? json_response(200, *doc) : status_response(not_found_path());
+        if (doc) {
+            reply = json_response(200, *doc);
+        } else {
+            // Under a go-restful web service (/api, a built-in group): JSON.
+            reply = check_surface(req.method, r, store_.registry()) == surface_answer::not_found_json
+                        ? http_reply(status_response(not_found_path()))
+                        : http_reply(not_found_text());
+        }
         break;
     }
     case route_kind::groups:
@@ -179,7 +259,7 @@ asio::awaitable<http_reply> api_handler::operator()(http_request req) {
         break;
     case route_kind::group: {
         auto doc = group_document(store_.registry(), r.group);
-        reply = doc ? json_response(200, *doc) : status_response(not_found_path());
+        reply = doc ? http_reply(json_response(200, *doc)) : http_reply(not_found_text());
         break;
     }
     case route_kind::health:
@@ -199,19 +279,28 @@ asio::awaitable<http_reply> api_handler::operator()(http_request req) {
         reply = co_await handle_resource(req, r, *user);
         break;
     case route_kind::openapi: {
-        // /openapi/v3 and /openapi/v3/<gv path>; v2 is not served (404).
+        // /openapi/v2 (JSON or protobuf), /openapi/v3 and /openapi/v3/<gv path>.
         constexpr std::string_view v3 = "/openapi/v3";
         std::optional<json::object> doc;
-        if (r.path == v3 || r.path == "/openapi/v3/") {
+        if (r.path == "/openapi/v2") {
+            if (req.header("accept").find("protobuf") != std::string_view::npos) {
+                reply = http_response{200, "application/com.github.proto-openapi.spec.v2.v1.0+protobuf", {},
+                                      openapi_v2_protobuf()};
+                break;
+            }
+            doc = openapi_v2_document();
+        } else if (r.path == v3 || r.path == "/openapi/v3/") {
             doc = openapi_v3_index(store_.registry());
         } else if (r.path.size() > v3.size() + 1 && r.path.compare(0, v3.size() + 1, "/openapi/v3/") == 0) {
             doc = openapi_v3_document(store_.registry(), std::string_view(r.path).substr(v3.size() + 1));
         }
-        reply = doc ? json_response(200, *doc) : status_response(not_found_path());
+        reply = doc ? http_reply(json_response(200, *doc)) : http_reply(not_found_text());
         break;
     }
     case route_kind::not_found:
-        reply = status_response(not_found_path());
+        reply = check_surface(req.method, r, store_.registry()) == surface_answer::not_found_json
+                    ? http_reply(status_response(not_found_path()))
+                    : http_reply(not_found_text());
         break;
     }
     if (auto* resp = std::get_if<http_response>(&reply)) {
@@ -223,26 +312,69 @@ asio::awaitable<http_reply> api_handler::operator()(http_request req) {
 
 asio::awaitable<http_reply> api_handler::handle_resource(http_request& req, route& r, const user_info& user) {
     const resource_def* def = store_.registry().find(r.gvr());
-    if (def == nullptr || (!r.subresource.empty() && !(r.subresource == "status" && def->has_status))) {
-        co_return status_response(not_found_path());
-    }
-    if (!def->namespaced && !r.ns.empty()) {
-        co_return status_response(not_found_path());
-    }
     access_request ar{r.verb, r.gvr(), r.subresource, r.ns, r.name};
     if (auto a = access_.authorize(user, ar); !a) {
         log({{"level", "info"}, {"msg", "forbidden"}, {"user", user.name}, {"verb", r.verb}, {"resource", r.resource}});
         co_return status_response(a.error());
     }
-    std::string_view ct = req.header("content-type");
-    if ((r.verb == "create" || r.verb == "update") && ct.find("protobuf") != std::string_view::npos) {
-        co_return status_response(errors::unsupported_media_type(ct));
+    // Which handler claims the path, and whether it has the method.
+    switch (check_surface(req.method, r, store_.registry())) {
+    case surface_answer::serve:
+        break;
+    case surface_answer::not_found_text:
+        co_return not_found_text();
+    case surface_answer::not_found_json:
+        co_return status_response(not_found_path());
+    case surface_answer::not_found_resource:
+        co_return status_response(errors::not_found(r.gvr(), r.name));
+    case surface_answer::method_not_allowed:
+        co_return status_response(generic_route_error(
+            405, "the server does not allow this method on the requested resource", "MethodNotAllowed"));
+    case surface_answer::method_not_supported:
+        co_return status_response(errors::method_not_allowed(r.gvr(), r.verb));
+    case surface_answer::name_required:
+        co_return status_response(errors::bad_request("name must be provided"));
     }
-    // Content negotiation: JSON, or a Table for get/list/watch; nothing else
-    // (a protobuf-only Accept) is 406 with the real Status.
-    const media_choice media = negotiate(req.header("accept"));
+    const bool builtin = def->crd_name.empty();
+    // A custom resource's watch cache starts with its storage, at the first
+    // request (crdHandler.getOrCreateServingInfoFor).
+    window_.start(object_store::storage_bucket(def->gvr), store_.current_revision());
+
+    // Content negotiation: JSON, a Table or PartialObjectMetadata(List) for
+    // reads; nothing servable is 406 with the real Status.
+    const media_choice media = negotiate(req.header("accept"), builtin);
+    if (media == media_choice::not_acceptable_route) {
+        co_return status_response(generic_route_error(406, route_not_acceptable_message(), "NotAcceptable"));
+    }
     if (media == media_choice::not_acceptable) {
         co_return status_response(errors::not_acceptable(not_acceptable_message()));
+    }
+    std::string_view ct = req.header("content-type");
+    if (r.verb == "create" || r.verb == "update") {
+        // NegotiateInputSerializer: JSON and YAML decode here (protobuf, which
+        // the real server also takes, does not).
+        if (!ct.empty() && !ct.starts_with("application/json") && !ct.starts_with("application/yaml")) {
+            // negotiation.errUnsupportedMediaType (no details).
+            co_return status_response(generic_route_error(
+                415, "the body of the request was in an unknown format - accepted media types include: " +
+                         std::string(served_media_types),
+                "UnsupportedMediaType", false));
+        }
+    }
+    if (r.verb == "patch" && !patch_type_from_content_type(ct)) {
+        // go-restful's route Consumes check for the built-ins; crdHandler's own.
+        co_return status_response(builtin ? generic_route_error(415, "415: Unsupported Media Type",
+                                                                "UnsupportedMediaType")
+                                          : errors::unsupported_media_type(ct));
+    }
+    // The options of writes (CreateOptions.meta.k8s.io etc.).
+    if (is_write(r.verb)) {
+        write_options wo{r.query.dry_run_values, r.query.field_validation, r.query.field_manager,
+                         r.query.force_given ? std::optional<bool>(r.query.force) : std::nullopt};
+        const bool apply = r.verb == "patch" && patch_type_from_content_type(ct) == patch_type::apply;
+        if (auto v = validate_write_options(r.verb, wo, apply); !v) {
+            co_return status_response(v.error());
+        }
     }
 
     // Fault injection: fail / delay / drop after commit.
@@ -274,6 +406,11 @@ asio::awaitable<http_reply> api_handler::handle_resource(http_request& req, rout
     ctx.field_validation = r.query.field_validation;
     std::vector<std::string> warnings;
     ctx.warnings = &warnings;
+    if (r.subresource == "scale") {
+        auto out = co_await handle_scale(req, r, ctx, media);
+        if (drop_after) co_return io::http_drop{};
+        co_return out;
+    }
     subresource sub = r.subresource == "status" ? subresource::status : subresource::none;
     list_options lo{r.query.label_selector, r.query.field_selector, r.query.limit, r.query.continue_token,
                     r.query.resource_version, r.query.resource_version_match};
@@ -286,6 +423,13 @@ asio::awaitable<http_reply> api_handler::handle_resource(http_request& req, rout
             auto parsed = delete_options::from_json(*b);
             if (!parsed) return parsed.error();
             d = std::move(*parsed);
+            // dryRun may also come in the body (DeleteOptions.dryRun: ["All"]).
+            if (const auto* dr = b->if_contains("dryRun"); dr && dr->is_array()) {
+                write_options wo;
+                for (const auto& v : dr->get_array()) wo.dry_run.push_back(v.is_string() ? std::string(v.get_string()) : std::string{});
+                if (auto v = validate_write_options("delete", wo, false); !v) return v.error();
+                if (!wo.dry_run.empty()) ctx.dry_run = true;
+            }
         }
         if (!r.query.propagation_policy.empty()) {
             auto p = delete_options::parse_propagation(r.query.propagation_policy);
@@ -293,18 +437,12 @@ asio::awaitable<http_reply> api_handler::handle_resource(http_request& req, rout
             d.propagation_policy = *p;
         }
         if (r.query.grace_period_seconds) d.grace_period_seconds = r.query.grace_period_seconds;
-        if (!req.body.empty()) {
-            // dryRun may also come in the body (DeleteOptions.dryRun: ["All"]).
-            auto b = parse_body(req.body);
-            if (b && b->contains("dryRun")) ctx.dry_run = true;
-        }
         return d;
     };
 
-    const bool as_table = media == media_choice::table_v1 || media == media_choice::table_v1beta1;
     auto table_response = [&](const json::object& body, bool is_list) {
         table_options to;
-        to.api_version = media == media_choice::table_v1beta1 ? "meta.k8s.io/v1beta1" : "meta.k8s.io/v1";
+        to.api_version = meta_api_version(media);
         to.include_object = r.query.include_object.empty() ? std::string("Metadata") : r.query.include_object;
         to.now = clk_.wall_now();
         std::vector<const json::object*> items;
@@ -323,11 +461,32 @@ asio::awaitable<http_reply> api_handler::handle_resource(http_request& req, rout
         return json_response(200, make_table(columns_for(*def, r.version), r.group, r.resource, items,
                                               std::move(meta), to));
     };
+    // transformResponseObject: the negotiated form of an answer object.
+    auto respond = [&](unsigned code, const json::object& body, bool is_list) -> http_response {
+        if (body.contains("kind") && body.at("kind") == "Status") return json_response(code, body);
+        if (is_table(media)) return table_response(body, is_list);
+        if (is_partial(media)) {
+            if (is_list) {
+                return status_response(partial_of_list_error(
+                    internal_type_name(def->gvr.group, def->kind, !builtin, true)));
+            }
+            return json_response(code, as_partial_object_metadata(body, meta_api_version(media)));
+        }
+        if (is_partial_list(media)) {
+            if (!is_list) {
+                return status_response(partial_list_of_object_error(
+                    internal_type_name(def->gvr.group, def->kind, !builtin, false)));
+            }
+            return json_response(code, as_partial_object_metadata_list(body, meta_api_version(media)));
+        }
+        return json_response(code, body);
+    };
+    const endpoint_kind ep{def->gvr.group, def->gvr.version, def->kind, !builtin};
 
     http_response out;
     if (r.verb == "get") {
         auto o = store_.get(r.gvr(), r.ns, r.name);
-        out = !o ? status_response(o.error()) : as_table ? table_response(*o, false) : json_response(200, *o);
+        out = !o ? status_response(o.error()) : respond(200, *o, false);
     } else if (r.verb == "list") {
         auto o = store_.list(r.gvr(), r.ns, lo);
         if (!o && is_resource_version_too_large(o.error())) {
@@ -339,34 +498,35 @@ asio::awaitable<http_reply> api_handler::handle_resource(http_request& req, rout
                 o = store_.list(r.gvr(), r.ns, lo);
             }
         }
-        out = !o ? status_response(o.error()) : as_table ? table_response(*o, true) : json_response(200, *o);
+        out = !o ? status_response(o.error()) : respond(200, *o, true);
     } else if (r.verb == "create") {
-        auto b = parse_body(req.body);
-        auto o = b ? store_.create(ctx, r.gvr(), r.ns, std::move(*b)) : result<json::object>(b.error());
-        out = o ? json_response(201, *o) : status_response(o.error());
+        auto b = parse_body(req.body, ct);
+        result<void> k = b ? check_body_kind(ep, *b, store_.registry()) : result<void>(b.error());
+        auto o = k ? store_.create(ctx, r.gvr(), r.ns, std::move(*b)) : result<json::object>(k.error());
+        out = o ? respond(201, *o, false) : status_response(o.error());
     } else if (r.verb == "update") {
-        auto b = parse_body(req.body);
+        auto b = parse_body(req.body, ct);
+        result<void> k = b ? check_body_kind(ep, *b, store_.registry()) : result<void>(b.error());
         bool created = false;
-        auto o = b ? store_.update(ctx, r.gvr(), r.ns, r.name, std::move(*b), sub, &created)
-                   : result<json::object>(b.error());
-        out = o ? json_response(created ? 201 : 200, *o) : status_response(o.error());
+        auto o = k ? store_.update(ctx, r.gvr(), r.ns, r.name, std::move(*b), sub, &created)
+                   : result<json::object>(k.error());
+        out = o ? respond(created ? 201 : 200, *o, false) : status_response(o.error());
     } else if (r.verb == "patch") {
         auto type = patch_type_from_content_type(ct);
-        if (!type) {
-            out = status_response(errors::unsupported_media_type(ct));
-        } else {
-            bool created = false;
-            auto o = store_.patch(ctx, r.gvr(), r.ns, r.name, *type, req.body, sub, r.query.force, &created);
-            out = o ? json_response(created ? 201 : 200, *o) : status_response(o.error());
+        if (*type == patch_type::apply) {
+            ctx.field_manager = r.query.field_manager;  // required, no User-Agent default
         }
+        bool created = false;
+        auto o = store_.patch(ctx, r.gvr(), r.ns, r.name, *type, req.body, sub, r.query.force, &created);
+        out = o ? respond(created ? 201 : 200, *o, false) : status_response(o.error());
     } else if (r.verb == "delete") {
         auto d = del_opts();
         auto o = d ? store_.remove(ctx, r.gvr(), r.ns, r.name, *d) : result<delete_result>(d.error());
-        out = o ? json_response(200, o->body) : status_response(o.error());
+        out = o ? respond(200, o->body, false) : status_response(o.error());
     } else if (r.verb == "deletecollection") {
         auto d = del_opts();
         auto o = d ? store_.delete_collection(ctx, r.gvr(), r.ns, lo, *d) : result<json::object>(d.error());
-        out = o ? json_response(200, *o) : status_response(o.error());
+        out = o ? respond(200, *o, true) : status_response(o.error());
     } else {
         out = status_response(errors::method_not_allowed(r.gvr(), r.verb));
     }
@@ -388,6 +548,74 @@ asio::awaitable<http_reply> api_handler::handle_resource(http_request& req, rout
     co_return out;
 }
 
+// deployments/scale (pkg/registry/apps/deployment/storage/storage.go ScaleREST).
+asio::awaitable<http_reply> api_handler::handle_scale(http_request& req, route& r, const request_context& ctx,
+                                                      media_choice media) {
+    const group_version_resource deployments = r.gvr();
+    auto respond = [&](const json::object& scale) -> http_response {
+        if (is_partial(media)) return json_response(200, as_partial_object_metadata(scale, meta_api_version(media)));
+        if (is_partial_list(media)) {
+            return status_response(partial_list_of_object_error("*autoscaling.Scale"));
+        }
+        return json_response(200, scale);
+    };
+    auto live = store_.get(deployments, r.ns, r.name);
+    if (!live) co_return status_response(live.error());
+    auto current = scale_from_deployment(*live);
+    if (!current) co_return status_response(current.error());
+    if (r.verb == "get") {
+        co_return respond(*current);
+    }
+    json::object wanted;
+    if (r.verb == "update") {
+        auto b = parse_body(req.body, req.header("content-type"));
+        if (!b) co_return status_response(b.error());
+        const endpoint_kind ep{"autoscaling", "v1", "Scale", false};
+        if (auto k = check_body_kind(ep, *b, store_.registry()); !k) co_return status_response(k.error());
+        // handlers/update.go checkName.
+        if (name_of(*b) != r.name) {
+            co_return status_response(errors::bad_request("the name of the object (" + std::string(name_of(*b)) +
+                                                          ") does not match the name on the URL (" + r.name + ")"));
+        }
+        wanted = std::move(*b);
+    } else {
+        // The patch applies to the current Scale (a Scale has no lists, so a
+        // strategic merge patch is a merge patch; an apply patch merges its
+        // fields).
+        auto type = patch_type_from_content_type(req.header("content-type"));
+        json::value patched;
+        if (*type == patch_type::json) {
+            boost::system::error_code ec;
+            auto p = json::parse(req.body, ec);
+            if (ec) co_return status_response(errors::bad_request("error decoding patch: " + ec.message()));
+            auto j = apply_json_patch(json::value(*current), p);
+            if (!j) co_return status_response(j.error());
+            patched = std::move(*j);
+        } else {
+            auto p = *type == patch_type::apply ? parse_yaml(req.body) : result<json::value>(json::value{});
+            if (*type != patch_type::apply) {
+                boost::system::error_code ec;
+                auto v = json::parse(req.body, ec);
+                if (ec || !v.is_object()) {
+                    co_return status_response(errors::bad_request("error decoding patch: invalid JSON"));
+                }
+                p = std::move(v);
+            }
+            if (!p || !p->is_object()) co_return status_response(errors::bad_request("error decoding patch"));
+            patched = apply_merge_patch(json::value(*current), *p);
+        }
+        if (!patched.is_object()) co_return status_response(errors::bad_request("the patched document is not an object"));
+        wanted = std::move(patched.get_object());
+    }
+    auto next = apply_scale(*live, wanted);
+    if (!next) co_return status_response(next.error());
+    auto o = store_.update(ctx, deployments, r.ns, r.name, std::move(*next), subresource::none, nullptr);
+    if (!o) co_return status_response(o.error());
+    auto s = scale_from_deployment(*o);
+    if (!s) co_return status_response(s.error());
+    co_return respond(*s);
+}
+
 http_reply api_handler::handle_watch(route& r, media_choice media) {
     const resource_def* def = store_.registry().find(r.gvr());
     auto filter = watch_filter::make(r.gvr(), r.ns, r.query.label_selector, r.query.field_selector);
@@ -406,6 +634,9 @@ http_reply api_handler::handle_watch(route& r, media_choice media) {
     p.filter = std::move(*filter);
     p.kind = def->kind;
     p.api_version = def->api_version();
+    p.bucket = object_store::storage_bucket(def->gvr);
+    p.custom = !def->crd_name.empty();
+    p.media = media;
     p.resource_version = r.query.resource_version;
     p.bookmarks = r.query.allow_watch_bookmarks;
     p.send_initial_events = r.query.send_initial_events;
@@ -414,9 +645,9 @@ http_reply api_handler::handle_watch(route& r, media_choice media) {
                                                {errors::field_forbidden("allowWatchBookmarks",
                                                                         "allowWatchBookmarks must be set to true when sendInitialEvents is set to true")}));
     }
-    if (media == media_choice::table_v1 || media == media_choice::table_v1beta1) {
+    if (is_table(media)) {
         p.columns = columns_for(*def, r.version);
-        p.table.api_version = media == media_choice::table_v1beta1 ? "meta.k8s.io/v1beta1" : "meta.k8s.io/v1";
+        p.table.api_version = meta_api_version(media);
         p.table.include_object = r.query.include_object.empty() ? std::string("Metadata") : r.query.include_object;
     }
     p.timeout = r.query.timeout_seconds && *r.query.timeout_seconds > 0 ? std::chrono::seconds(*r.query.timeout_seconds)
@@ -433,16 +664,22 @@ asio::awaitable<void> api_handler::run_watch(watch_params p, io::http_stream_wri
     revision_t last = 0;
     const bool legacy_initial = p.resource_version.empty() || p.resource_version == "0";
     const bool initial = p.send_initial_events.value_or(legacy_initial && !p.send_initial_events.has_value());
+    // The object of an event as the request negotiated it: PartialObjectMetadata
+    // (events and bookmarks alike, response.go doTransformObject), a one-row
+    // Table, or the object.
     auto bookmark = [&](revision_t rev, bool initial_end) {
-        json::object md{{"resourceVersion", std::to_string(rev)}};
+        json::object o = bookmark_object(p.filter.gvr.group, p.kind, p.api_version, p.custom, rev);
         if (initial_end) {
-            md["annotations"] = json::object{{"k8s.io/initial-events-end", "true"}};
+            o["metadata"].as_object()["annotations"] = json::object{{"k8s.io/initial-events-end", "true"}};
         }
-        return event_line("BOOKMARK", json::object{{"kind", p.kind}, {"apiVersion", p.api_version}, {"metadata", std::move(md)}});
+        if (is_partial(p.media)) o = as_partial_object_metadata(o, meta_api_version(p.media));
+        return event_line("BOOKMARK", o);
     };
-
-    // With Accept as=Table each event's object is a one-row Table.
     auto append = [&](std::string& batch, const char* type, const object_ptr& obj) {
+        if (is_partial(p.media)) {
+            batch += event_line(type, as_partial_object_metadata(*obj, meta_api_version(p.media)));
+            return;
+        }
         if (!p.columns) {
             batch += event_line_for(type, obj);
             return;
@@ -454,6 +691,9 @@ asio::awaitable<void> api_handler::run_watch(watch_params p, io::http_stream_wri
         batch += event_line(type, make_table(*p.columns, p.filter.gvr.group, p.filter.gvr.resource, items,
                                              std::move(meta), to));
     };
+    // as=PartialObjectMetadataList cannot transform an event's object; the
+    // real encoder then fails and the stream ends at the first event.
+    const bool end_at_first_event = is_partial_list(p.media);
 
     if (initial && p.send_initial_events.value_or(false) && !p.resource_version.empty() &&
         p.resource_version != "0") {
@@ -478,6 +718,7 @@ asio::awaitable<void> api_handler::run_watch(watch_params p, io::http_stream_wri
         // The current state as ADDED, taken atomically at current_revision().
         last = store_.current_revision();
         auto evs = store_.initial_events(p.filter);
+        if (end_at_first_event && !evs.empty()) co_return;
         std::string batch;
         for (const auto& ev : evs) {
             append(batch, "ADDED", ev.object);
@@ -498,9 +739,17 @@ asio::awaitable<void> api_handler::run_watch(watch_params p, io::http_stream_wri
             co_await w.write(event_line("ERROR", encode_status(*e.api_status())));
             co_return;
         }
+        // The watch cache's window (watch_window.hpp): older is 410.
+        if (auto c = window_.check(p.bucket, last); !c) {
+            std::string line = event_line("ERROR", encode_status(*c.error().api_status()));
+            co_await w.write(std::move(line));
+            co_return;
+        }
     }
-
-    auto next_bookmark = clk_.now() + options_.bookmark_interval;
+    // Bookmarks go only with resourceVersions newer than the watch's start.
+    const revision_t start_rv = last;
+    std::optional<steady_time> next_bookmark;
+    if (p.bookmarks) next_bookmark = next_bookmark_time(clk_.now(), deadline, options_.bookmark_interval);
     for (;;) {
         if (!faults_.watch_stalled()) {
             auto evs = store_.events_since(last, p.filter);
@@ -510,6 +759,7 @@ asio::awaitable<void> api_handler::run_watch(watch_params p, io::http_stream_wri
                 co_return;
             }
             const revision_t caught_up = store_.current_revision();
+            if (end_at_first_event && !evs->empty()) co_return;
             std::string batch;
             for (const auto& ev : *evs) {
                 append(batch, to_string(ev.type), ev.object);
@@ -519,11 +769,16 @@ asio::awaitable<void> api_handler::run_watch(watch_params p, io::http_stream_wri
                 co_return;
             }
             auto now = clk_.now();
-            if (p.bookmarks && now >= next_bookmark) {
-                if (!co_await w.write(bookmark(last, false))) {
-                    co_return;
+            if (next_bookmark && now >= *next_bookmark) {
+                const revision_t brv = window_.last_revision(p.bucket);
+                if (should_send_bookmark(brv, start_rv)) {
+                    std::string line = bookmark(brv, false);
+                    if (!co_await w.write(std::move(line))) co_return;
                 }
-                next_bookmark = now + options_.bookmark_interval;
+                next_bookmark = next_bookmark_time(now, deadline, options_.bookmark_interval);
+                // The cacher pops due watchers once a second; here time does
+                // not move inside the loop, so one due at `now` is done.
+                if (next_bookmark && *next_bookmark <= now) next_bookmark.reset();
             }
         }
         if (clk_.now() >= deadline) {
@@ -532,7 +787,7 @@ asio::awaitable<void> api_handler::run_watch(watch_params p, io::http_stream_wri
         if (store_.current_revision() > last && !faults_.watch_stalled()) {
             continue;  // committed while we were writing
         }
-        auto until = p.bookmarks ? std::min(deadline, next_bookmark) : deadline;
+        auto until = next_bookmark ? std::min(deadline, *next_bookmark) : deadline;
         co_await hub_.wait(clk_, until);
     }
 }

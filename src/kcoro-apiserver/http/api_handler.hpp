@@ -17,6 +17,7 @@
 #include "http/table.hpp"
 #include "http/route.hpp"
 #include "http/watch_hub.hpp"
+#include "http/watch_window.hpp"
 #include "store/object_store.hpp"
 
 #include <kcoro/io/clock.hpp>
@@ -33,7 +34,8 @@
 namespace kcoro::apiserver::http {
 
 struct handler_options {
-    /// How often a watch with allowWatchBookmarks=true gets a BOOKMARK.
+    /// How often a watch with allowWatchBookmarks=true gets a BOOKMARK (the
+    /// cacher's bookmark frequency; one is also sent 2 s before the deadline).
     std::chrono::milliseconds bookmark_interval{std::chrono::seconds(60)};
     /// Watch length when the client sends no timeoutSeconds (the real server
     /// picks 30-60 minutes).
@@ -44,6 +46,8 @@ struct handler_options {
     /// newer than the store waits for it before answering 504 "Too large
     /// resource version" (the watch cache's blockTimeout).
     std::chrono::milliseconds too_large_wait{std::chrono::seconds(3)};
+    /// The watch cache's window per resource (watch_window.hpp).
+    watch_window_params watch_cache{};
 };
 
 /// One JSON log line per request and per fault; may be empty.
@@ -59,13 +63,20 @@ public:
     /// Called by the fault endpoint's "closeWatches" (the server wires it to
     /// http_server::close_streams).
     void set_close_streams(std::function<void()> f) { close_streams_ = std::move(f); }
+    /// The store's commit hook must call this (after the write): it feeds the
+    /// per-resource watch cache windows.
+    void on_commit(revision_t rev);
+    const watch_window& window() const noexcept { return window_; }
     handler_options& options() noexcept { return options_; }
     void log(boost::json::object line) const;
 
 private:
     struct watch_params;
+    boost::asio::awaitable<io::http_reply> dispatch(io::http_request& req);
     boost::asio::awaitable<io::http_reply> handle_resource(io::http_request& req, route& r, const user_info& user);
     io::http_reply handle_watch(route& r, media_choice media);
+    boost::asio::awaitable<io::http_reply> handle_scale(io::http_request& req, route& r,
+                                                        const request_context& ctx, media_choice media);
     /// The Table columns of a resource (a CRD version's printer columns).
     std::vector<table_column> columns_for(const resource_def& def, std::string_view version) const;
     boost::asio::awaitable<void> run_watch(watch_params p, io::http_stream_writer& w);
@@ -83,6 +94,7 @@ private:
     handler_options options_;
     log_sink log_;
     std::function<void()> close_streams_;
+    watch_window window_;
     std::map<std::pair<const boost::json::object*, const char*>, std::pair<object_ptr, std::string>> line_cache_;
     std::deque<std::pair<const boost::json::object*, const char*>> line_order_;
 };

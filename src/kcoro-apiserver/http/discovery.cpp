@@ -1,6 +1,10 @@
 #include "http/discovery.hpp"
 
+#include <kcoro/core/base64.hpp>
+
 #include <boost/json/array.hpp>
+
+#include <openssl/evp.h>
 
 #include <algorithm>
 
@@ -35,12 +39,48 @@ json::array strings(const std::vector<std::string>& v) {
 
 } // namespace
 
+std::string storage_version_hash(std::string_view group, std::string_view version, std::string_view kind) {
+    const std::string gvk = std::string(group) + "/" + std::string(version) + "/" + std::string(kind);
+    unsigned char md[EVP_MAX_MD_SIZE];
+    unsigned int len = 0;
+    EVP_Digest(gvk.data(), gvk.size(), md, &len, EVP_sha256(), nullptr);
+    return base64_encode(std::string_view(reinterpret_cast<const char*>(md), 8));
+}
+
+namespace {
+
+/// The group/version/kind objects of `d` are stored at: events.k8s.io events
+/// are core v1 Events in storage; a CRD's kinds at its storage version.
+std::string storage_hash_for(const resource_registry& reg, const resource_def& d) {
+    if (d.gvr.group == "events.k8s.io" && d.gvr.resource == "events") {
+        return storage_version_hash("", "v1", "Event");
+    }
+    if (!d.crd_name.empty()) {
+        for (const auto* o : reg.all()) {
+            if (o->crd_name == d.crd_name && o->storage) {
+                return storage_version_hash(o->gvr.group, o->gvr.version, o->kind);
+            }
+        }
+    }
+    return storage_version_hash(d.gvr.group, d.gvr.version, d.kind);
+}
+
+json::object subresource_entry(const resource_def& d, std::string_view sub, json::array verbs) {
+    return json::object{{"name", d.gvr.resource + "/" + std::string(sub)},
+                        {"singularName", ""},
+                        {"namespaced", d.namespaced},
+                        {"kind", d.kind},
+                        {"verbs", std::move(verbs)}};
+}
+
+} // namespace
+
 json::object version_document() {
     // Claims the kubectl minor version on this machine, so kubectl does not
     // warn about version skew.
     return json::object{{"major", "1"},
-                        {"minor", "32"},
-                        {"gitVersion", "v1.32.0-kcoro"},
+                        {"minor", "33"},
+                        {"gitVersion", "v1.33.0-kcoro"},
                         {"gitCommit", "0000000000000000000000000000000000000000"},
                         {"gitTreeState", "clean"},
                         {"buildDate", "2026-01-01T00:00:00Z"},
@@ -88,6 +128,10 @@ std::optional<json::object> resource_list_document(const resource_registry& reg,
             return std::nullopt;
         }
     }
+    // One entry per resource and subresource, in path order, with the
+    // fields and values kube-apiserver's installer (endpoints/installer.go)
+    // and the CRD discovery controller (apiextensions-apiserver
+    // customresource_discovery_controller.go) publish.
     json::array resources;
     for (const auto* d : defs) {
         if (!d->served) {
@@ -104,13 +148,17 @@ std::optional<json::object> resource_list_document(const resource_registry& reg,
         if (!d->categories.empty()) {
             r["categories"] = strings(d->categories);
         }
+        r["storageVersionHash"] = storage_hash_for(reg, *d);
         resources.push_back(std::move(r));
+        if (d->gvr.group == "apps" && d->gvr.resource == "deployments") {
+            auto e = subresource_entry(*d, "scale", json::array{"get", "patch", "update"});
+            e["group"] = "autoscaling";
+            e["version"] = "v1";
+            e["kind"] = "Scale";
+            resources.push_back(std::move(e));
+        }
         if (d->has_status) {
-            resources.push_back(json::object{{"name", d->gvr.resource + "/status"},
-                                             {"singularName", ""},
-                                             {"namespaced", d->namespaced},
-                                             {"kind", d->kind},
-                                             {"verbs", json::array{"get", "patch", "update"}}});
+            resources.push_back(subresource_entry(*d, "status", json::array{"get", "patch", "update"}));
         }
     }
     std::string gv = group.empty() ? std::string(version) : std::string(group) + "/" + std::string(version);
@@ -166,12 +214,49 @@ std::optional<json::object> openapi_v3_document(const resource_registry& reg, st
                 paths[base] = json::object{{"patch", std::move(op)}};
             }
             return json::object{{"openapi", "3.0.0"},
-                                {"info", json::object{{"title", "Kubernetes"}, {"version", "v1.32.0-kcoro"}}},
+                                {"info", json::object{{"title", "Kubernetes"}, {"version", "v1.33.0-kcoro"}}},
                                 {"paths", std::move(paths)},
                                 {"components", json::object{{"schemas", json::object{}}}}};
         }
     }
     return std::nullopt;
+}
+
+namespace {
+
+void proto_field(std::string& out, unsigned field, std::string_view bytes) {
+    out.push_back(static_cast<char>((field << 3) | 2));  // length-delimited
+    std::size_t n = bytes.size();
+    do {
+        unsigned char b = n & 0x7f;
+        n >>= 7;
+        if (n) b |= 0x80;
+        out.push_back(static_cast<char>(b));
+    } while (n);
+    out.append(bytes);
+}
+
+} // namespace
+
+json::object openapi_v2_document() {
+    return json::object{{"swagger", "2.0"},
+                        {"info", json::object{{"title", "Kubernetes"}, {"version", "v1.33.0-kcoro"}}},
+                        {"paths", json::object{}},
+                        {"definitions", json::object{}}};
+}
+
+std::string openapi_v2_protobuf() {
+    // gnostic openapi_v2.Document: swagger = 1, info = 2 (title = 1,
+    // version = 2), paths = 8, definitions = 9.
+    std::string info;
+    proto_field(info, 1, "Kubernetes");
+    proto_field(info, 2, "v1.33.0-kcoro");
+    std::string doc;
+    proto_field(doc, 1, "2.0");
+    proto_field(doc, 2, info);
+    proto_field(doc, 8, "");
+    proto_field(doc, 9, "");
+    return doc;
 }
 
 } // namespace kcoro::apiserver::http

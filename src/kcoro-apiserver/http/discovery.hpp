@@ -17,9 +17,14 @@
 #include <boost/json/object.hpp>
 
 #include <optional>
+#include <string>
 #include <string_view>
 
 namespace kcoro::apiserver::http {
+
+/// base64(sha256("<group>/<version>/<kind>")[:8]) of the storage version
+/// (staging/src/k8s.io/apiserver/pkg/endpoints/discovery/storageversionhash.go).
+std::string storage_version_hash(std::string_view group, std::string_view version, std::string_view kind);
 
 boost::json::object version_document();
 /// `server_address` is "host:port" as clients reach us.
@@ -42,5 +47,16 @@ std::optional<boost::json::object> resource_list_document(const resource_registr
 boost::json::object openapi_v3_index(const resource_registry& reg);
 /// `gv_path` is "api/v1" or "apis/<g>/<v>"; nullopt when not served.
 std::optional<boost::json::object> openapi_v3_document(const resource_registry& reg, std::string_view gv_path);
+
+/// /openapi/v2 (kube-openapi's handler): JSON, or the gnostic protobuf form
+/// for `Accept: application/com.github.proto-openapi.spec.v2@v1.0+protobuf`
+/// (what client-go's OpenAPISchema asks for). Only swagger, info and empty
+/// paths and definitions: kubectl (1.27+, default flags) takes the
+/// fieldValidation check from /openapi/v3 and uses server-side validation;
+/// it reads v2 only as a fallback, and an empty document makes it skip
+/// client-side validation for unknown kinds and fall back to its compiled-in
+/// strategic-merge metadata, instead of failing on a 404.
+boost::json::object openapi_v2_document();
+std::string openapi_v2_protobuf();
 
 } // namespace kcoro::apiserver::http

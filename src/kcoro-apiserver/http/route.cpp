@@ -2,6 +2,7 @@
 
 #include "store/status_errors.hpp"
 
+#include <algorithm>
 #include <charconv>
 
 namespace kcoro::apiserver::http {
@@ -100,10 +101,10 @@ result<void> apply_param(query_options& q, std::string_view key, const std::stri
     } else if (key == "sendInitialEvents") {
         q.send_initial_events = parse_bool(v);
     } else if (key == "dryRun") {
-        if (v != "All") {
-            return errors::bad_request("Invalid dry run value: " + v + ": supported values: \"All\"");
-        }
-        q.dry_run = true;
+        // Validated per verb (CreateOptions etc.: 422), not here.
+        q.dry_run_values.push_back(v);
+        q.dry_run = std::all_of(q.dry_run_values.begin(), q.dry_run_values.end(),
+                                [](const std::string& x) { return x == "All"; });
     } else if (key == "includeObject") {
         if (v != "None" && v != "Metadata" && v != "Object") {
             return errors::bad_request("includeObject: Unsupported value: \"" + v +
@@ -114,6 +115,7 @@ result<void> apply_param(query_options& q, std::string_view key, const std::stri
         q.field_manager = v;
     } else if (key == "force") {
         q.force = parse_bool(v);
+        q.force_given = true;
     } else if (key == "propagationPolicy") {
         q.propagation_policy = v;
     } else if (key == "gracePeriodSeconds") {
@@ -235,6 +237,7 @@ result<route> parse_route(std::string_view method, std::string_view target) {
     bool watch = r.query.watch;
     if (parts[i] == "watch") {  // legacy /watch/ paths
         watch = true;
+        r.watch_path = true;
         ++i;
         if (i == parts.size()) {
             return r;
@@ -264,10 +267,7 @@ result<route> parse_route(std::string_view method, std::string_view target) {
         if (rest.size() > 2) r.subresource = rest[2];
     }
     auto verb = verb_for(method, !r.name.empty(), watch);
-    if (!verb) {
-        return errors::method_not_allowed(r.gvr(), std::string(method));
-    }
-    r.verb = *verb;
+    r.verb = verb.value_or(std::string{});
     r.kind = route_kind::resource;
     return r;
 }

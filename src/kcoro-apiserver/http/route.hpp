@@ -52,9 +52,11 @@ struct query_options {
     bool watch = false;
     bool allow_watch_bookmarks = false;
     std::optional<bool> send_initial_events;
-    bool dry_run = false;  // dryRun=All
+    bool dry_run = false;  // every dryRun value is "All" (others: 422, see request_checks.hpp)
+    std::vector<std::string> dry_run_values;  // as given (dryRun may repeat)
     std::string field_manager;
     bool force = false;
+    bool force_given = false;  // `force` named at all (PatchOptions.Force != nil)
     std::string propagation_policy;
     std::optional<std::int64_t> grace_period_seconds;
     std::string field_validation;  // Strict/Warn/Ignore, accepted and ignored
@@ -71,13 +73,15 @@ struct route {
     std::string name;
     std::string subresource;
     std::string path;  // without the query
+    bool watch_path = false;  // the legacy /watch/ prefix
     query_options query;
 
     group_version_resource gvr() const { return {group, version, resource}; }
 };
 
 /// Parses method + target. Errors (400) for malformed queries (a limit that
-/// is not a number, a percent-encoding error) and unsupported methods (405).
+/// is not a number, a percent-encoding error). A method RequestInfo does not
+/// know gets verb "" (the caller answers 405, see surface.hpp).
 result<route> parse_route(std::string_view method, std::string_view target);
 
 } // namespace kcoro::apiserver::http

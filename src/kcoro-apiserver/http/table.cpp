@@ -215,42 +215,6 @@ json::value cell(const table_column& c, std::string_view group, std::string_view
 
 } // namespace
 
-media_choice negotiate(std::string_view accept) {
-    if (trim(accept).empty()) return media_choice::json;
-    std::size_t start = 0;
-    while (start <= accept.size()) {
-        auto comma = accept.find(',', start);
-        auto range = trim(accept.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start));
-        start = comma == std::string_view::npos ? accept.size() + 1 : comma + 1;
-        auto semi = range.find(';');
-        std::string type = lower(trim(range.substr(0, semi)));
-        std::string as, v, g;
-        while (semi != std::string_view::npos) {
-            auto next = range.find(';', semi + 1);
-            auto param = trim(range.substr(semi + 1, next == std::string_view::npos ? std::string_view::npos : next - semi - 1));
-            auto eq = param.find('=');
-            if (eq != std::string_view::npos) {
-                auto key = lower(trim(param.substr(0, eq)));
-                auto val = std::string(trim(param.substr(eq + 1)));
-                if (key == "as") as = val;
-                if (key == "v") v = val;
-                if (key == "g") g = val;
-            }
-            semi = next;
-        }
-        if (type != "application/json" && type != "application/*" && type != "*/*") continue;
-        if (as.empty()) return media_choice::json;
-        if (as == "Table" && g == "meta.k8s.io") {
-            if (v == "v1") return media_choice::table_v1;
-            if (v == "v1beta1") return media_choice::table_v1beta1;
-        }
-        // Another transformation (PartialObjectMetadata, discovery forms): skip.
-    }
-    return media_choice::not_acceptable;
-}
-
-std::string not_acceptable_message() { return "only the following media types are accepted: application/json"; }
-
 std::string human_duration(std::chrono::seconds d) {
     auto secs = d.count();
     if (secs < -1) return "<invalid>";

@@ -18,6 +18,8 @@
 // Pure functions; thread safety: values.
 #pragma once
 
+#include "http/negotiation.hpp"
+
 #include <kcoro/core/time.hpp>
 
 #include <boost/json/array.hpp>
@@ -29,22 +31,6 @@
 #include <vector>
 
 namespace kcoro::apiserver::http {
-
-enum class media_choice {
-    json,            // application/json (or */*, application/*)
-    table_v1,        // application/json;as=Table;v=v1;g=meta.k8s.io
-    table_v1beta1,   // ...;v=v1beta1
-    not_acceptable,  // nothing we can produce (e.g. protobuf only)
-};
-
-/// The first media range of `accept` (in order; q ignored) this server can
-/// produce. An empty header is JSON. Ranges asking for other `as=` forms
-/// (PartialObjectMetadata, APIGroupDiscoveryList...) are skipped, as
-/// aggregated servers without them do, so a later plain JSON range wins.
-media_choice negotiate(std::string_view accept);
-
-/// "only the following media types are accepted: application/json" (406).
-std::string not_acceptable_message();
 
 /// HumanDuration (k8s.io/apimachinery/pkg/util/duration).
 std::string human_duration(std::chrono::seconds d);

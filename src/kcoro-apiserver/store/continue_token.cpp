@@ -3,6 +3,8 @@
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 
+#include <optional>
+
 namespace kcoro::apiserver {
 namespace {
 
@@ -27,12 +29,14 @@ std::string encode64(std::string_view in) {
     return out;
 }
 
-bool decode64(std::string_view in, std::string& out) {
+/// base64.RawURLEncoding.DecodeString; on failure the index Go's
+/// CorruptInputError names.
+std::optional<std::size_t> decode64(std::string_view in, std::string& out) {
     std::uint32_t acc = 0;
     int bits = 0;
-    for (char c : in) {
-        auto pos = alphabet.find(c);
-        if (pos == std::string_view::npos) return false;
+    for (std::size_t i = 0; i < in.size(); ++i) {
+        auto pos = alphabet.find(in[i]);
+        if (pos == std::string_view::npos) return i;
         acc = (acc << 6) | static_cast<std::uint32_t>(pos);
         bits += 6;
         if (bits >= 8) {
@@ -40,10 +44,38 @@ bool decode64(std::string_view in, std::string& out) {
             out += static_cast<char>((acc >> bits) & 0xff);
         }
     }
-    return true;
+    if (in.size() % 4 == 1) return in.size() - 1;  // a lone trailing character
+    return std::nullopt;
 }
 
+// The errors of storage.DecodeContinue (staging/src/k8s.io/apiserver/pkg/
+// storage/continue.go); the store prefixes "invalid continue token: " (etcd3
+// GetList's BadRequest).
+constexpr std::string_view generic_invalid = "continue key is not valid";
+
 error bad(std::string what) { return error(kcoro_errc::decode_error, std::move(what)); }
+error invalid(std::string_view detail) { return bad(std::string(generic_invalid) + ": " + std::string(detail)); }
+
+/// What encoding/json says about a document that is not JSON (the common cases).
+std::string json_syntax_error(std::string_view raw) {
+    std::size_t i = 0;
+    while (i < raw.size() && (raw[i] == ' ' || raw[i] == '\t' || raw[i] == '\n' || raw[i] == '\r')) ++i;
+    if (i == raw.size()) return "unexpected end of JSON input";
+    const char c = raw[i];
+    if (c == '{' || c == '[' || c == '"' || c == '-' || (c >= '0' && c <= '9') || c == 't' || c == 'f' || c == 'n') {
+        return "unexpected end of JSON input";
+    }
+    std::string q = c == '\'' ? "'\\''" : "'" + std::string(1, c) + "'";
+    return "invalid character " + q + " looking for beginning of value";
+}
+
+/// path.Clean("/" + key) == "/" + key.
+bool is_clean(std::string_view key) {
+    std::string k = key.starts_with("/") ? std::string(key) : "/" + std::string(key);
+    if (k.size() > 1 && k.back() == '/') return false;
+    return k.find("//") == std::string::npos && k.find("/./") == std::string::npos &&
+           k.find("/../") == std::string::npos && !k.ends_with("/.") && !k.ends_with("/..");
+}
 
 } // namespace
 
@@ -54,26 +86,46 @@ std::string encode_continue_token(const continue_token& t) {
 
 result<continue_token> decode_continue_token(std::string_view text) {
     std::string raw;
-    if (!decode64(text, raw)) return bad("not base64");
+    if (auto at = decode64(text, raw)) return invalid("illegal base64 data at input byte " + std::to_string(*at));
     boost::system::error_code ec;
     auto v = boost::json::parse(raw, ec);
-    if (ec || !v.is_object()) return bad("not a JSON object");
-    const auto& o = v.as_object();
-    const auto* ver = o.if_contains("v");
-    if (!ver || !ver->is_string() || ver->get_string() != "meta.k8s.io/v1") return bad("unknown version");
-    const auto* rv = o.if_contains("rv");
-    const auto* start = o.if_contains("start");
-    if (!rv || !(rv->is_uint64() || rv->is_int64()) || !start || !start->is_string()) return bad("missing fields");
-    continue_token t;
-    if (rv->is_int64()) {
-        if (rv->get_int64() < 0) return bad("negative revision");
-        t.revision = static_cast<std::uint64_t>(rv->get_int64());
-    } else {
-        t.revision = rv->get_uint64();
+    if (ec) return invalid(json_syntax_error(raw));
+    if (!v.is_object()) {
+        return invalid("json: cannot unmarshal " + std::string(v.is_array() ? "array" : v.is_string() ? "string"
+                                                              : v.is_bool() ? "bool" : "number") +
+                       " into Go value of type storage.continueToken");
     }
-    std::string key(start->get_string());
-    if (key.empty() || key.back() != '\0') return bad("bad start key");
-    key.pop_back();
+    const auto& o = v.as_object();
+    std::string version;
+    if (const auto* ver = o.if_contains("v"); ver && !ver->is_null()) {
+        if (!ver->is_string()) return invalid("json: cannot unmarshal number into Go struct field continueToken.v of type string");
+        version = ver->get_string();
+    }
+    if (version != "meta.k8s.io/v1") {
+        return invalid("server does not recognize this encoded version \"" + version + "\"");
+    }
+    std::int64_t rv = 0;
+    if (const auto* r = o.if_contains("rv"); r && !r->is_null()) {
+        if (r->is_int64()) {
+            rv = r->get_int64();
+        } else if (r->is_uint64()) {
+            rv = static_cast<std::int64_t>(r->get_uint64());
+        } else {
+            return invalid("json: cannot unmarshal " + std::string(r->is_string() ? "string" : "value") +
+                           " into Go struct field continueToken.rv of type int64");
+        }
+    }
+    std::string key;
+    if (const auto* st = o.if_contains("start"); st && !st->is_null()) {
+        if (!st->is_string()) return invalid("json: cannot unmarshal number into Go struct field continueToken.start of type string");
+        key = st->get_string();
+    }
+    if (rv <= 0) return bad(std::string(generic_invalid) + ": incorrect encoded start resourceVersion (version meta.k8s.io/v1)");
+    if (key.empty()) return bad(std::string(generic_invalid) + ": encoded start key empty (version meta.k8s.io/v1)");
+    if (!is_clean(key)) return invalid(key);
+    continue_token t;
+    t.revision = static_cast<std::uint64_t>(rv);
+    if (key.back() == '\0') key.pop_back();
     t.last_key = std::move(key);
     return t;
 }

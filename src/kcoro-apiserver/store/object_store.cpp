@@ -237,6 +237,12 @@ object_store::~object_store() = default;
 
 revision_t object_store::oldest_revision() const noexcept { return impl_->compacted; }
 
+std::string object_store::last_commit_bucket() const {
+    return impl_->history.empty() ? std::string{} : impl_->history.back().bucket;
+}
+
+std::string object_store::storage_bucket(const group_version_resource& gvr) { return impl::bucket_of(gvr); }
+
 void object_store::compact() {
     impl_->history.clear();
     impl_->compacted = revision_;

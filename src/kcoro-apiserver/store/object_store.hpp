@@ -202,6 +202,12 @@ public:
     /// driver wakes its watchers. Runs inside the write: it must not call back
     /// into the store.
     void set_commit_hook(std::function<void(revision_t)> hook) { commit_hook_ = std::move(hook); }
+    /// The storage ("group/resource") the newest retained commit wrote to,
+    /// empty when the history is empty: the HTTP layer's per-resource watch
+    /// windows (the watch cache is per resource) read it from the commit hook.
+    std::string last_commit_bucket() const;
+    /// The storage ("group/resource") objects of `gvr` live in.
+    static std::string storage_bucket(const group_version_resource& gvr);
     /// Drops the retained history up to the current revision (fault injection):
     /// every watch or continue token from before now gets 410.
     void compact();

@@ -90,6 +90,7 @@ resource_registry resource_registry::with_builtins() {
         auto d = builtin("apiextensions.k8s.io", "v1", "customresourcedefinitions",
                          "CustomResourceDefinition", false);
         d.short_names = {"crd", "crds"};
+        d.categories = {"api-extensions"};  // as the real discovery lists it
         d.has_status = true;
         d.allow_unconditional_update = false;
         r.add(std::move(d));

@@ -129,7 +129,8 @@ inline http_request to_request(http::request<http::string_body>&& req, const std
 }
 
 template <class Stream>
-asio::awaitable<bool> write_response(Stream& s, http_server::impl& srv, http_response r, bool keep_alive) {
+asio::awaitable<bool> write_response(Stream& s, http_server::impl& srv, http_response r, bool keep_alive,
+                                     bool head = false) {
     http::response<http::string_body> res{static_cast<http::status>(r.status), 11};
     res.set(http::field::server, "kcoro");
     if (!r.content_type.empty()) {
@@ -141,6 +142,14 @@ asio::awaitable<bool> write_response(Stream& s, http_server::impl& srv, http_res
     res.body() = std::move(r.body);
     res.keep_alive(keep_alive);
     res.prepare_payload();
+    if (head) {
+        // A HEAD answer has the GET answer's headers (Content-Length
+        // included) and no body (RFC 9110 9.3.2).
+        http::response_serializer<http::string_body> sr{res};
+        auto hop = http::async_write_header(s, sr, tuple_awaitable) || srv.clk.sleep_for(srv.options.io_timeout);
+        auto hw = co_await std::move(hop);
+        co_return hw.index() == 0 && !std::get<0>(std::get<0>(hw));
+    }
     auto op = http::async_write(s, res, tuple_awaitable) || srv.clk.sleep_for(srv.options.io_timeout);
     auto w = co_await std::move(op);
     co_return w.index() == 0 && !std::get<0>(std::get<0>(w));
@@ -240,6 +249,7 @@ asio::awaitable<void> serve(Stream& s, http_server::impl& srv, session_state& st
         }
         auto req = parser.release();
         bool keep_alive = req.keep_alive();
+        const bool head = req.method() == http::verb::head;
         st.phase = session_phase::handling;
         http_reply reply = co_await call_handler(srv, to_request(std::move(req), remote, cert));
         keep_alive = keep_alive && !st.stop_requested;
@@ -249,7 +259,7 @@ asio::awaitable<void> serve(Stream& s, http_server::impl& srv, session_state& st
         }
         bool reuse = false;
         if (auto* resp = std::get_if<http_response>(&reply)) {
-            reuse = co_await write_response(s, srv, std::move(*resp), keep_alive) && keep_alive;
+            reuse = co_await write_response(s, srv, std::move(*resp), keep_alive, head) && keep_alive;
         } else {
             reuse = co_await write_stream(s, srv, st, buf, std::move(std::get<http_stream>(reply)), keep_alive);
         }

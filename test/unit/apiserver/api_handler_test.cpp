@@ -52,7 +52,12 @@ struct fixture {
     watch_hub hub;
     api_handler handler{store, clk, access, faults, hub, handler_options{10s, 1800s, "127.0.0.1:1"}};
 
-    fixture() { store.set_commit_hook([this](revision_t) { hub.notify(); }); }
+    fixture() {
+        store.set_commit_hook([this](revision_t rev) {
+            handler.on_commit(rev);
+            hub.notify();
+        });
+    }
 
     io::http_reply call(std::string method, std::string target, std::string body = {},
                         std::string content_type = "application/json", std::string auth = {}) {
@@ -114,7 +119,7 @@ TEST_CASE("api_handler: discovery documents") {
     CHECK(f.answer("GET", "/apis/apps/v1").status == 200);
     CHECK(f.answer("GET", "/apis/nope.example.com/v1").status == 404);
     CHECK(body_of(f.answer("GET", "/version"))["major"] == "1");
-    CHECK(f.answer("GET", "/openapi/v2").status == 404);
+    CHECK(body_of(f.answer("GET", "/openapi/v2"))["swagger"] == "2.0");
     // OpenAPI v3: the index and a PATCH operation per kind with fieldValidation.
     auto index = body_of(f.answer("GET", "/openapi/v3"));
     REQUIRE(index["paths"].as_object().contains("apis/apps/v1"));
@@ -440,7 +445,9 @@ TEST_CASE("api_handler: Accept negotiation: Table for kubectl get, 406 for proto
     CHECK(pb.status == 406);
     auto st = body_of(pb);
     CHECK(st["reason"] == "NotAcceptable");
-    CHECK(st["message"] == "only the following media types are accepted: application/json");
+    CHECK(st["message"] ==
+          "only the following media types are accepted: application/json, application/yaml, "
+          "application/vnd.kubernetes.protobuf");
     // A protobuf body is 415.
     auto body415 = f.answer("POST", "/api/v1/namespaces/default/configmaps", "x", "application/vnd.kubernetes.protobuf");
     CHECK(body415.status == 415);
@@ -573,6 +580,216 @@ TEST_CASE("table: human durations as kubectl prints them") {
     CHECK(human_duration(std::chrono::hours(24 * 400)) == "400d");
     CHECK(negotiate("") == media_choice::json);
     CHECK(negotiate("*/*") == media_choice::json);
-    CHECK(negotiate("application/json;as=PartialObjectMetadata;v=v1;g=meta.k8s.io,application/json") == media_choice::json);
+    CHECK(negotiate("application/json;as=PartialObjectMetadata;v=v1;g=meta.k8s.io,application/json") ==
+          media_choice::partial_v1);
+    CHECK(negotiate("application/json;as=APIGroupDiscoveryList;v=v2;g=apidiscovery.k8s.io,application/json") ==
+          media_choice::json);
     CHECK(negotiate("application/vnd.kubernetes.protobuf") == media_choice::not_acceptable);
+}
+
+// --- issue 13: the real server's answers ------------------------------------
+
+namespace {
+
+std::string deployment(std::string name, int replicas) {
+    return R"({"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":")" + name +
+           R"("},"spec":{"replicas":)" + std::to_string(replicas) +
+           R"(,"selector":{"matchLabels":{"app":"web"}},"template":{"metadata":{"labels":{"app":"web"}},)"
+           R"("spec":{"containers":[{"name":"web","image":"nginx"}]}}}})";
+}
+
+/// A watch started with extra headers, its events collected.
+struct header_watch {
+    fixture& f;
+    collecting_writer w;
+    bool done = false;
+    header_watch(fixture& fx, std::string target, std::vector<std::pair<std::string, std::string>> headers) : f(fx) {
+        auto r = start(f, std::move(target), std::move(headers));
+        REQUIRE(r->has_value());
+        REQUIRE(std::holds_alternative<io::http_stream>(**r));
+        auto s = std::get<io::http_stream>(std::move(**r));
+        auto run = [this, s = std::move(s)]() -> asio::awaitable<void> {
+            co_await s.body(w);
+            done = true;
+        };
+        asio::co_spawn(f.io, std::move(run), asio::detached);
+        pump();
+    }
+    void pump() {
+        f.io.restart();
+        f.io.poll();
+    }
+};
+
+} // namespace
+
+TEST_CASE("api_handler: 405 and the two kinds of 404") {
+    fixture f;
+    f.answer("POST", "/api/v1/namespaces/default/configmaps", cm("a"));
+    auto post = f.answer("POST", "/api/v1/namespaces/default/configmaps/a", cm("a"));
+    CHECK(post.status == 405);
+    CHECK(post.content_type == "application/json");
+    CHECK(post.body ==
+          R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"the server does not allow this method on the requested resource","reason":"MethodNotAllowed","details":{},"code":405})"
+          "\n");
+    CHECK(f.answer("HEAD", "/api/v1/namespaces/default/configmaps/a").status == 405);
+    CHECK(f.answer("PUT", "/api/v1/namespaces/default/configmaps", cm("a")).status == 405);
+    auto text = f.answer("GET", "/foo");
+    CHECK(text.status == 404);
+    CHECK(text.content_type == "text/plain; charset=utf-8");
+    CHECK(text.body == "404 page not found\n");
+    CHECK(f.answer("GET", "/apis/nope.example.com/v1").status == 404);
+    CHECK(f.answer("GET", "/apis/nope.example.com/v1").content_type.starts_with("text/plain"));
+    auto json404 = f.answer("GET", "/api/v1/namespaces/default/foos");
+    CHECK(json404.status == 404);
+    CHECK(body_of(json404)["message"] == "the server could not find the requested resource");
+    CHECK(f.answer("GET", "/apis/apps/v2").content_type == "application/json");
+}
+
+TEST_CASE("api_handler: bad dryRun is 422 on CreateOptions; wrong kind is 400") {
+    fixture f;
+    auto dry = f.answer("POST", "/api/v1/namespaces/default/configmaps?dryRun=Nope", cm("a"));
+    CHECK(dry.status == 422);
+    CHECK(body_of(dry)["message"] ==
+          "CreateOptions.meta.k8s.io \"\" is invalid: dryRun: Unsupported value: []string{\"Nope\"}: supported values: \"All\"");
+    CHECK(f.answer("GET", "/api/v1/namespaces/default/configmaps?dryRun=Nope").status == 200);  // not a ListOption
+    auto secret = f.answer("POST", "/api/v1/namespaces/default/configmaps",
+                           R"({"apiVersion":"v1","kind":"Secret","metadata":{"name":"s"}})");
+    CHECK(secret.status == 400);
+    CHECK(body_of(secret)["message"].as_string().starts_with("Secret in version \"v1\" cannot be handled as a ConfigMap"));
+    CHECK(f.answer("GET", "/api/v1/namespaces/default/secrets/s").status == 404);
+    auto force = f.answer("PATCH", "/api/v1/namespaces/default/configmaps/a?force=true", "{}", "application/merge-patch+json");
+    CHECK(force.status == 422);
+    auto apply = f.answer("PATCH", "/api/v1/namespaces/default/configmaps/a", cm("a"), "application/apply-patch+yaml");
+    CHECK(apply.status == 422);
+    CHECK(body_of(apply)["message"] ==
+          "PatchOptions.meta.k8s.io \"\" is invalid: fieldManager: Required value: is required for apply patch");
+    auto ct = f.answer("PATCH", "/api/v1/namespaces/default/configmaps/a", "{}", "application/json");
+    CHECK(ct.status == 415);
+    CHECK(body_of(ct)["message"] == "415: Unsupported Media Type");
+}
+
+TEST_CASE("api_handler: PartialObjectMetadata get, list and watch; 406 for the wrong form") {
+    fixture f;
+    f.answer("POST", "/api/v1/namespaces/default/configmaps", cm("a"));
+    const std::string one = "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1";
+    const std::string list = "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1";
+    auto g = body_of(response_of(start(f, "/api/v1/namespaces/default/configmaps/a", {{"Accept", one}})));
+    CHECK(g["kind"] == "PartialObjectMetadata");
+    CHECK(g["apiVersion"] == "meta.k8s.io/v1");
+    CHECK(g["metadata"].as_object()["name"] == "a");
+    CHECK_FALSE(g.contains("data"));
+    auto l = body_of(response_of(start(f, "/api/v1/namespaces/default/configmaps", {{"Accept", list}})));
+    CHECK(l["kind"] == "PartialObjectMetadataList");
+    CHECK(l["items"].as_array().size() == 1);
+    CHECK(l["metadata"].as_object().contains("resourceVersion"));
+    auto wrong = response_of(start(f, "/api/v1/namespaces/default/configmaps", {{"Accept", one}}));
+    CHECK(wrong.status == 406);
+    CHECK(body_of(wrong)["message"] ==
+          "you requested PartialObjectMetadata, but the requested object is a list (*core.ConfigMapList)");
+    auto wrong2 = response_of(start(f, "/api/v1/namespaces/default/configmaps/a", {{"Accept", list}}));
+    CHECK(body_of(wrong2)["message"] ==
+          "you requested PartialObjectMetadataList, but the requested object is not a list (*core.ConfigMap)");
+    // Watch: events (and bookmarks) carry PartialObjectMetadata.
+    auto rv = std::to_string(f.store.current_revision());
+    header_watch w(f, "/api/v1/namespaces/default/configmaps?watch=1&allowWatchBookmarks=true&timeoutSeconds=30&resourceVersion=" + rv,
+                   {{"Accept", one}});
+    f.answer("PATCH", "/api/v1/namespaces/default/configmaps/a", R"({"data":{"k":"2"}})", "application/merge-patch+json");
+    w.pump();
+    f.clk.advance(10s);
+    w.pump();
+    auto ev = w.w.events();
+    REQUIRE(ev.size() == 2);
+    CHECK(ev[0]["type"] == "MODIFIED");
+    CHECK(ev[0]["object"].as_object()["kind"] == "PartialObjectMetadata");
+    CHECK_FALSE(ev[0]["object"].as_object().contains("data"));
+    CHECK(ev[1]["type"] == "BOOKMARK");
+    CHECK(ev[1]["object"].as_object()["kind"] == "PartialObjectMetadata");
+}
+
+TEST_CASE("api_handler: deployments/scale get, put, patch") {
+    fixture f;
+    REQUIRE(f.answer("POST", "/apis/apps/v1/namespaces/default/deployments", deployment("web", 1)).status == 201);
+    const std::string path = "/apis/apps/v1/namespaces/default/deployments/web/scale";
+    auto s = body_of(f.answer("GET", path));
+    CHECK(s["kind"] == "Scale");
+    CHECK(s["apiVersion"] == "autoscaling/v1");
+    CHECK(s["spec"].as_object()["replicas"] == 1);
+    CHECK(s["status"].as_object()["selector"] == "app=web");
+    const std::string rv(s["metadata"].as_object()["resourceVersion"].as_string());
+    auto put = f.answer("PUT", path,
+                        R"({"apiVersion":"autoscaling/v1","kind":"Scale","metadata":{"name":"web","resourceVersion":")" + rv +
+                            R"("},"spec":{"replicas":4}})");
+    REQUIRE(put.status == 200);
+    CHECK(body_of(put)["spec"].as_object()["replicas"] == 4);
+    auto d = body_of(f.answer("GET", "/apis/apps/v1/namespaces/default/deployments/web"));
+    CHECK(d["spec"].as_object()["replicas"] == 4);
+    CHECK(d["metadata"].as_object()["generation"] == 2);  // like a spec change
+    auto stale = f.answer("PUT", path,
+                          R"({"apiVersion":"autoscaling/v1","kind":"Scale","metadata":{"name":"web","resourceVersion":")" + rv +
+                              R"("},"spec":{"replicas":5}})");
+    CHECK(stale.status == 409);
+    CHECK(body_of(stale)["message"].as_string().starts_with("Operation cannot be fulfilled on deployments.apps \"web\""));
+    auto patch = f.answer("PATCH", path, R"({"spec":{"replicas":2}})", "application/merge-patch+json");
+    REQUIRE(patch.status == 200);
+    CHECK(body_of(patch)["spec"].as_object()["replicas"] == 2);
+    auto neg = f.answer("PATCH", path, R"({"spec":{"replicas":-1}})", "application/merge-patch+json");
+    CHECK(neg.status == 422);
+    CHECK(f.answer("GET", "/apis/apps/v1/namespaces/default/deployments/nope/scale").status == 404);
+    CHECK(f.answer("POST", path, "{}").status == 405);
+}
+
+TEST_CASE("api_handler: a watch from before the watch cache started is 410 too old") {
+    fixture f;  // the store bootstrapped its namespaces before the handler started its caches
+    const auto start_rv = f.store.current_revision();
+    REQUIRE(start_rv > 1);
+    watch_run w(f, "/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=1");
+    auto ev = w.w.events();
+    REQUIRE(ev.size() == 1);
+    CHECK(ev[0]["type"] == "ERROR");
+    auto st = ev[0]["object"].as_object();
+    CHECK(st["code"] == 410);
+    CHECK(st["reason"] == "Expired");
+    CHECK(st["message"].as_string() == "too old resource version: 1 (" + std::to_string(start_rv) + ")");
+    CHECK(w.done);
+    watch_run ok(f, "/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=" + std::to_string(start_rv));
+    CHECK_FALSE(ok.done);
+}
+
+TEST_CASE("api_handler: bookmarks only past the start, before the deadline; resume from one") {
+    fixture f;  // bookmark interval 10 s
+    f.answer("POST", "/api/v1/namespaces/default/configmaps", cm("a"));
+    const auto rv = std::to_string(f.store.current_revision());
+    watch_run w(f, "/api/v1/namespaces/default/configmaps?watch=1&allowWatchBookmarks=true&timeoutSeconds=25&"
+                   "labelSelector=nothing%3Dhere&resourceVersion=" + rv);
+    f.clk.advance(10s);
+    w.pump();
+    CHECK(w.w.events().empty());  // the resource has seen nothing newer
+    f.answer("POST", "/api/v1/namespaces/default/configmaps", cm("b"));  // not selected, but newer
+    w.pump();
+    CHECK(w.w.events().empty());
+    f.clk.advance(10s);
+    w.pump();
+    auto ev = w.w.events();
+    REQUIRE(ev.size() == 1);
+    CHECK(ev[0]["type"] == "BOOKMARK");
+    auto bm = ev[0]["object"].as_object();
+    const std::string brv(bm["metadata"].as_object()["resourceVersion"].as_string());
+    CHECK(brv == std::to_string(f.store.current_revision()));
+    CHECK(bm["metadata"].as_object()["creationTimestamp"].is_null());
+    // 2 s before the 25 s deadline: one more (t = 23 s), then the end.
+    f.clk.advance(3s);
+    w.pump();
+    CHECK(w.w.events().size() == 2);
+    CHECK_FALSE(w.done);
+    f.clk.advance(2s);
+    w.pump();
+    CHECK(w.done);
+    // Resuming from the bookmark's resourceVersion delivers what came after.
+    watch_run again(f, "/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=" + brv);
+    f.answer("PATCH", "/api/v1/namespaces/default/configmaps/a", R"({"data":{"k":"3"}})", "application/merge-patch+json");
+    again.pump();
+    auto ev2 = again.w.events();
+    REQUIRE(ev2.size() == 1);
+    CHECK(ev2[0]["type"] == "MODIFIED");
 }

@@ -18,7 +18,19 @@ TEST_CASE("bad tokens are errors, not exceptions") {
     for (const char* bad : {"", "!!!", "e30", "bm90IGpzb24", "eyJ2IjoieCJ9"}) {
         CHECK_MESSAGE(!decode_continue_token(bad).has_value(), bad);
     }
-    // A well-formed JSON object with a negative revision.
-    auto neg = encode_continue_token({0, "x"});
-    CHECK(decode_continue_token(neg).has_value());
+}
+
+TEST_CASE("bad tokens get storage.DecodeContinue's messages") {
+    auto msg = [](std::string_view t) { return decode_continue_token(t).error().message(); };
+    CHECK(msg("!!!") == "continue key is not valid: illegal base64 data at input byte 0");
+    CHECK(msg("abcde") == "continue key is not valid: illegal base64 data at input byte 4");
+    CHECK(msg("eHl6") == "continue key is not valid: invalid character 'x' looking for beginning of value");
+    CHECK(msg("eyJ2IjoieCJ9") == "continue key is not valid: server does not recognize this encoded version \"x\"");
+    CHECK(msg(encode_continue_token({0, "x"})) ==
+          "continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)");
+    // {"v":"meta.k8s.io/v1","rv":5,"start":""}
+    CHECK(msg("eyJ2IjoibWV0YS5rOHMuaW8vdjEiLCJydiI6NSwic3RhcnQiOiIifQ") ==
+          "continue key is not valid: encoded start key empty (version meta.k8s.io/v1)");
+    auto trav = encode_continue_token({5, "../secrets/x"});
+    CHECK(msg(trav).starts_with("continue key is not valid: ../secrets/x"));
 }

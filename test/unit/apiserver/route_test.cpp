@@ -64,9 +64,10 @@ TEST_CASE("route: verbs from methods, watch=true|1 and legacy /watch/ paths") {
     CHECK(w->verb == "watch");
     CHECK(w->ns == "a");
     CHECK(w->name == "x");
+    // A method RequestInfo does not know has no verb (surface.hpp answers 405).
     auto bad = parse_route("TRACE", "/api/v1/configmaps");
-    REQUIRE(bad.has_error());
-    CHECK(bad.error().http_code() == 405);
+    REQUIRE(bad.has_value());
+    CHECK(bad->verb.empty());
 }
 
 TEST_CASE("route: query options are decoded") {
@@ -95,7 +96,7 @@ TEST_CASE("route: query options are decoded") {
 
 TEST_CASE("route: bad queries are 400 values") {
     for (const char* t : {"/api/v1/configmaps?limit=ten", "/api/v1/configmaps?labelSelector=%zz",
-                          "/api/v1/configmaps?dryRun=Some", "/api/v1/configmaps?timeoutSeconds=", "/api/v1/%"}) {
+                          "/api/v1/configmaps?timeoutSeconds=", "/api/v1/%"}) {
         auto r = parse_route("GET", t);
         REQUIRE_MESSAGE(r.has_error(), t);
         CHECK(r.error().http_code() == 400);
