@@ -48,6 +48,7 @@
 #include <boost/mp11/algorithm.hpp>
 #include <boost/system/result.hpp>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -348,7 +349,9 @@ boost::json::object encode_struct(const T& in) {
     check_struct<T>();
     using L = members_of<T>;
     boost::json::object out;
-    out.reserve(boost::mp11::mp_size<L>::value + in.unknown.size() + 2);
+    // Reserved up to Boost.JSON's small-object size (18): past it the object
+    // gets a hash index, which a struct writing few of its members never needs.
+    out.reserve(std::min<std::size_t>(boost::mp11::mp_size<L>::value + in.unknown.size() + 2, 18));
     if constexpr (resource_type<T>) {
         out.emplace("apiVersion", resource_traits<T>::api_version);
         out.emplace("kind", resource_traits<T>::kind);
