@@ -48,7 +48,8 @@ public:
         text_.assign(s->data(), s->size());
         return true;
     }
-    boost::json::value to_json() const { return boost::json::value(text_); }
+    /// Unset is null, as metav1.Time writes its zero value.
+    boost::json::value to_json() const { return empty() ? boost::json::value(nullptr) : boost::json::value(text_); }
     static void schema(boost::json::object& s) {
         s["type"] = "string";
         s["format"] = "date-time";

@@ -84,6 +84,7 @@ bool quantity::assign(const json::value& v) {
 }
 
 json::value quantity::to_json() const {
+    if (empty()) return nullptr;  // unset (a required one); "" would not read back
     if (number_) {
         std::int64_t i = 0;
         auto r = std::from_chars(text_.data(), text_.data() + text_.size(), i);

@@ -19,6 +19,7 @@ TEST_CASE("resource.ParseQuantity's grammar") {
 TEST_CASE("a quantity keeps its text and its JSON kind") {
     quantity q;
     CHECK(q.empty());
+    CHECK(q.to_json().is_null());
     REQUIRE(q.assign(json::value("250m")));
     CHECK(q.str() == "250m");
     CHECK(q.to_json() == "250m");

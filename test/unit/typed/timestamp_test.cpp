@@ -12,6 +12,7 @@ TEST_CASE("new timestamps are written in UTC at their precision") {
     CHECK(micro_timestamp(t).str() == "2026-03-02T09:14:07.412345Z");
     CHECK(micro_timestamp(t).time_point() == t);
     CHECK(timestamp().empty());
+    CHECK(timestamp().to_json().is_null());
     CHECK(timestamp().time_point() == kcoro::wall_time{});
 }
 
