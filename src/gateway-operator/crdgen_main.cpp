@@ -1,9 +1,9 @@
 // gateway-operator-crdgen: writes deploy/crd/ from the typed GatewayInstance.
 //   gateway-operator-crdgen --output-dir deploy/crd   regenerate
 //   gateway-operator-crdgen --check deploy/crd        CI: fail when stale
-#include "api/gateway_instance_types.hpp"
-
 #include <kcoro/typed/crdgen.hpp>
+
+#include "api/gateway_instance_types.hpp"
 
 int main(int argc, char** argv) {
     kcoro::typed::crdgen_options o;

@@ -4,9 +4,6 @@
 // JSON text. Prints figures; asserts only that every run decoded.
 //   meson test -C build-release --suite bench typed_bench --verbose
 // (scripts/kcoro-dev bench configures build-release with -Dbuildtype=release)
-#include "api/gateway_instance_types.hpp"
-#include "typed_samples.hpp"
-
 #include <kcoro/typed/codec.hpp>
 #include <kcoro/typed/k8s/deployment.hpp>
 
@@ -17,25 +14,29 @@
 #include <cstdio>
 #include <string>
 
+#include "api/gateway_instance_types.hpp"
+#include "typed_samples.hpp"
+
 namespace json = boost::json;
 namespace typed = kcoro::typed;
 
 namespace {
 
-std::size_t sink = 0;  // keeps the optimizer from dropping the work
+std::size_t sink = 0; // keeps the optimizer from dropping the work
 
 // Runs `op` for about `budget`, after a short warm-up; prints us/object,
 // objects/s and MB/s of `bytes` per object.
-template <class Op>
-void measure(const char* kind, const char* what, std::size_t bytes, Op op) {
+template <class Op> void measure(const char* kind, const char* what, std::size_t bytes, Op op) {
     using clock = std::chrono::steady_clock;
-    for (int i = 0; i < 200; ++i) op();
+    for (int i = 0; i < 200; ++i)
+        op();
     const auto budget = std::chrono::milliseconds(400);
     std::size_t n = 0;
     auto start = clock::now();
     clock::duration took{};
     do {
-        for (int i = 0; i < 100; ++i) op();
+        for (int i = 0; i < 100; ++i)
+            op();
         n += 100;
         took = clock::now() - start;
     } while (took < budget);
@@ -45,10 +46,9 @@ void measure(const char* kind, const char* what, std::size_t bytes, Op op) {
                 static_cast<double>(bytes) / per / 1e6);
 }
 
-template <class T>
-int bench(const char* kind, std::string_view sample) {
+template <class T> int bench(const char* kind, std::string_view sample) {
     const json::value value = json::parse(sample);
-    const std::string text = json::serialize(value);  // compact, as servers send it
+    const std::string text = json::serialize(value); // compact, as servers send it
     auto decoded = typed::from_json<T>(value);
     if (!decoded) {
         std::fprintf(stderr, "%s: %s\n", kind, typed::describe(decoded.error()).c_str());
@@ -63,7 +63,8 @@ int bench(const char* kind, std::string_view sample) {
     std::printf("%s: %zu bytes of compact JSON\n", kind, bytes);
 
     // The JSON-only path.
-    measure(kind, "json: parse (text -> value)", bytes, [&] { sink += json::parse(text).as_object().size(); });
+    measure(kind, "json: parse (text -> value)", bytes,
+            [&] { sink += json::parse(text).as_object().size(); });
     measure(kind, "json: serialize (value -> text)", bytes, [&] { sink += json::serialize(value).size(); });
     measure(kind, "json: copy a value (deep)", bytes, [&] {
         json::value copy = value;
@@ -89,7 +90,8 @@ int bench(const char* kind, std::string_view sample) {
 int main() {
     int status = 0;
     status |= bench<kcoro::k8s::deployment>("Deployment", kcoro::test::samples::deployment);
-    status |= bench<gateway::v1alpha1::gateway_instance>("GatewayInstance", kcoro::test::samples::gateway_instance);
+    status |=
+        bench<gateway::v1alpha1::gateway_instance>("GatewayInstance", kcoro::test::samples::gateway_instance);
     std::printf("(sink %zu)\n", sink % 10);
     return status;
 }

@@ -3,8 +3,6 @@
 // message; what decodes encodes to JSON that decodes again to the same value
 // (the round trip is stable), and a best-effort decode() of anything
 // terminates with its errors.
-#include "api/gateway_instance_types.hpp"
-
 #include <kcoro/typed/codec.hpp>
 #include <kcoro/typed/k8s/deployment.hpp>
 #include <kcoro/typed/k8s/event.hpp>
@@ -16,24 +14,29 @@
 #include <cstdlib>
 #include <string_view>
 
+#include "api/gateway_instance_types.hpp"
+
 namespace {
 
-template <class T>
-void check(const boost::json::value& v) {
+template <class T> void check(const boost::json::value& v) {
     auto r = kcoro::typed::from_json<T>(v);
     if (!r) {
-        if (r.error().empty()) std::abort();
+        if (r.error().empty())
+            std::abort();
         for (const auto& e : r.error()) {
-            if (e.message.empty()) std::abort();
+            if (e.message.empty())
+                std::abort();
         }
         T partial;
-        if (kcoro::typed::decode(v, partial).empty()) std::abort();
+        if (kcoro::typed::decode(v, partial).empty())
+            std::abort();
         (void)kcoro::typed::to_json(partial);
         return;
     }
     auto encoded = kcoro::typed::to_json(*r);
     auto again = kcoro::typed::from_json<T>(encoded);
-    if (!again || !(*again == *r)) std::abort();
+    if (!again || !(*again == *r))
+        std::abort();
 }
 
 } // namespace
@@ -42,7 +45,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     std::string_view text(reinterpret_cast<const char*>(data), size);
     boost::system::error_code ec;
     auto v = boost::json::parse(text, ec);
-    if (ec) return 0;
+    if (ec)
+        return 0;
     check<kcoro::k8s::deployment>(v);
     check<kcoro::k8s::service>(v);
     check<kcoro::k8s::event>(v);
@@ -52,5 +56,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 
 #ifndef KCORO_LIBFUZZER
 #include "fuzz_driver.hpp"
-int main(int argc, char** argv) { return kcoro::fuzz::run_driver(argc, argv, LLVMFuzzerTestOneInput, 20000); }
+int main(int argc, char** argv) {
+    return kcoro::fuzz::run_driver(argc, argv, LLVMFuzzerTestOneInput, 20000);
+}
 #endif

@@ -24,11 +24,13 @@ struct condition_view {
 /// Which fields to write.
 struct condition_update {
     bool status = false;
-    bool last_transition_time = false;  // write "now"
+    bool last_transition_time = false; // write "now"
     bool reason = false;
     bool message = false;
     bool observed_generation = false;
-    bool any() const noexcept { return status || last_transition_time || reason || message || observed_generation; }
+    bool any() const noexcept {
+        return status || last_transition_time || reason || message || observed_generation;
+    }
 };
 
 /// The writes that turn `current` into the desired status, reason, message and

@@ -32,8 +32,8 @@ inline constexpr std::size_t max_list_map_keys = 4;
 
 /// What one member's annotations say.
 struct field_info {
-    std::string_view member;       // the C++ member name, as described
-    std::string_view name;         // JSON name; empty: camelCase of the member
+    std::string_view member; // the C++ member name, as described
+    std::string_view name;   // JSON name; empty: camelCase of the member
     std::string_view description;
     bool required = false;         // listed in the parent's `required`; always written
     bool defaulted = false;        // the member initializer is the schema default
@@ -46,18 +46,18 @@ struct field_info {
     bool exclusive_maximum = false;
     std::optional<std::uint64_t> min_length;
     std::optional<std::uint64_t> max_length;
-    std::string_view pattern;      // ECMA-262 / RE2 common subset
-    std::string_view format;       // overrides the type's format
+    std::string_view pattern; // ECMA-262 / RE2 common subset
+    std::string_view format;  // overrides the type's format
     std::optional<std::uint64_t> min_items;
     std::optional<std::uint64_t> max_items;
     std::optional<std::uint64_t> min_properties;
     std::optional<std::uint64_t> max_properties;
-    std::array<std::string_view, max_enum_values> one_of{};  // allowed string values
+    std::array<std::string_view, max_enum_values> one_of{}; // allowed string values
     std::size_t one_of_count = 0;
-    std::string_view list_type;    // x-kubernetes-list-type: atomic, set, map
+    std::string_view list_type; // x-kubernetes-list-type: atomic, set, map
     std::array<std::string_view, max_list_map_keys> list_map_keys{};
     std::size_t list_map_key_count = 0;
-    bool preserve_unknown_fields = false;  // x-kubernetes-preserve-unknown-fields on this field
+    bool preserve_unknown_fields = false; // x-kubernetes-preserve-unknown-fields on this field
 };
 
 /// A member's annotations, built by chaining: `field("port").defaulted().minimum(1)`.
@@ -67,29 +67,63 @@ class field {
 public:
     constexpr explicit field(std::string_view member) noexcept { info.member = member; }
 
-    constexpr field name(std::string_view n) const noexcept { return with([&](auto& i) { i.name = n; }); }
-    constexpr field description(std::string_view d) const noexcept { return with([&](auto& i) { i.description = d; }); }
-    constexpr field required() const noexcept { return with([](auto& i) { i.required = true; }); }
-    constexpr field defaulted() const noexcept { return with([](auto& i) { i.defaulted = true; }); }
+    constexpr field name(std::string_view n) const noexcept {
+        return with([&](auto& i) { i.name = n; });
+    }
+    constexpr field description(std::string_view d) const noexcept {
+        return with([&](auto& i) { i.description = d; });
+    }
+    constexpr field required() const noexcept {
+        return with([](auto& i) { i.required = true; });
+    }
+    constexpr field defaulted() const noexcept {
+        return with([](auto& i) { i.defaulted = true; });
+    }
     constexpr field default_json(std::string_view json) const noexcept {
         return with([&](auto& i) { i.default_json = json; });
     }
-    constexpr field omit_empty() const noexcept { return with([](auto& i) { i.omit_empty = true; }); }
-    constexpr field emit_empty() const noexcept { return with([](auto& i) { i.emit_empty = true; }); }
-    constexpr field minimum(std::int64_t v) const noexcept { return with([&](auto& i) { i.minimum = v; }); }
-    constexpr field maximum(std::int64_t v) const noexcept { return with([&](auto& i) { i.maximum = v; }); }
+    constexpr field omit_empty() const noexcept {
+        return with([](auto& i) { i.omit_empty = true; });
+    }
+    constexpr field emit_empty() const noexcept {
+        return with([](auto& i) { i.emit_empty = true; });
+    }
+    constexpr field minimum(std::int64_t v) const noexcept {
+        return with([&](auto& i) { i.minimum = v; });
+    }
+    constexpr field maximum(std::int64_t v) const noexcept {
+        return with([&](auto& i) { i.maximum = v; });
+    }
     constexpr field exclusive_minimum(std::int64_t v) const noexcept {
-        return with([&](auto& i) { i.minimum = v; i.exclusive_minimum = true; });
+        return with([&](auto& i) {
+            i.minimum = v;
+            i.exclusive_minimum = true;
+        });
     }
     constexpr field exclusive_maximum(std::int64_t v) const noexcept {
-        return with([&](auto& i) { i.maximum = v; i.exclusive_maximum = true; });
+        return with([&](auto& i) {
+            i.maximum = v;
+            i.exclusive_maximum = true;
+        });
     }
-    constexpr field min_length(std::uint64_t v) const noexcept { return with([&](auto& i) { i.min_length = v; }); }
-    constexpr field max_length(std::uint64_t v) const noexcept { return with([&](auto& i) { i.max_length = v; }); }
-    constexpr field pattern(std::string_view p) const noexcept { return with([&](auto& i) { i.pattern = p; }); }
-    constexpr field format(std::string_view f) const noexcept { return with([&](auto& i) { i.format = f; }); }
-    constexpr field min_items(std::uint64_t v) const noexcept { return with([&](auto& i) { i.min_items = v; }); }
-    constexpr field max_items(std::uint64_t v) const noexcept { return with([&](auto& i) { i.max_items = v; }); }
+    constexpr field min_length(std::uint64_t v) const noexcept {
+        return with([&](auto& i) { i.min_length = v; });
+    }
+    constexpr field max_length(std::uint64_t v) const noexcept {
+        return with([&](auto& i) { i.max_length = v; });
+    }
+    constexpr field pattern(std::string_view p) const noexcept {
+        return with([&](auto& i) { i.pattern = p; });
+    }
+    constexpr field format(std::string_view f) const noexcept {
+        return with([&](auto& i) { i.format = f; });
+    }
+    constexpr field min_items(std::uint64_t v) const noexcept {
+        return with([&](auto& i) { i.min_items = v; });
+    }
+    constexpr field max_items(std::uint64_t v) const noexcept {
+        return with([&](auto& i) { i.max_items = v; });
+    }
     constexpr field min_properties(std::uint64_t v) const noexcept {
         return with([&](auto& i) { i.min_properties = v; });
     }
@@ -97,19 +131,20 @@ public:
         return with([&](auto& i) { i.max_properties = v; });
     }
     /// The allowed values of a string field (enums list theirs by themselves).
-    template <class... S>
-    constexpr field one_of(S... values) const noexcept {
+    template <class... S> constexpr field one_of(S... values) const noexcept {
         static_assert(sizeof...(S) <= max_enum_values, "kcoro::typed::field::one_of: too many values");
         return with([&](auto& i) {
             i.one_of_count = 0;
             ((i.one_of[i.one_of_count++] = std::string_view(values)), ...);
         });
     }
-    constexpr field list_type(std::string_view t) const noexcept { return with([&](auto& i) { i.list_type = t; }); }
+    constexpr field list_type(std::string_view t) const noexcept {
+        return with([&](auto& i) { i.list_type = t; });
+    }
     /// x-kubernetes-list-type: map with these keys.
-    template <class... S>
-    constexpr field list_map(S... keys) const noexcept {
-        static_assert(sizeof...(S) >= 1 && sizeof...(S) <= max_list_map_keys, "kcoro::typed::field::list_map: 1 to 4 keys");
+    template <class... S> constexpr field list_map(S... keys) const noexcept {
+        static_assert(sizeof...(S) >= 1 && sizeof...(S) <= max_list_map_keys,
+                      "kcoro::typed::field::list_map: 1 to 4 keys");
         return with([&](auto& i) {
             i.list_type = "map";
             i.list_map_key_count = 0;
@@ -123,8 +158,7 @@ public:
     field_info info;
 
 private:
-    template <class F>
-    constexpr field with(F f) const noexcept {
+    template <class F> constexpr field with(F f) const noexcept {
         field copy = *this;
         f(copy.info);
         return copy;
@@ -133,16 +167,16 @@ private:
 
 /// An explicit wire name for a described enumerator.
 struct rename {
-    std::string_view from;  // the enumerator
-    std::string_view to;    // the JSON string
+    std::string_view from; // the enumerator
+    std::string_view to;   // the JSON string
 };
 
 enum class scope { namespaced, cluster };
 
 struct printer_column {
     std::string_view name;
-    std::string_view type;       // string, integer, number, boolean, date
-    std::string_view json_path;  // ".status.readyReplicas"
+    std::string_view type;      // string, integer, number, boolean, date
+    std::string_view json_path; // ".status.readyReplicas"
     std::string_view description = {};
     std::string_view format = {};
     std::int32_t priority = 0;
@@ -152,12 +186,12 @@ inline constexpr std::size_t max_names = 8;
 inline constexpr std::size_t max_printer_columns = 16;
 
 struct resource_info {
-    std::string_view group;    // "" for the core group
+    std::string_view group; // "" for the core group
     std::string_view version;
     std::string_view kind;
     std::string_view plural;
-    std::string_view singular;   // empty: the kind in lower case
-    std::string_view list_kind;  // empty: kind + "List"
+    std::string_view singular;  // empty: the kind in lower case
+    std::string_view list_kind; // empty: kind + "List"
     kcoro::typed::scope scope = scope::namespaced;
     std::string_view description;
     std::array<std::string_view, max_names> short_names{};
@@ -180,22 +214,26 @@ public:
         info.kind = kind;
         info.plural = plural;
     }
-    constexpr resource cluster_scoped() const noexcept { return with([](auto& i) { i.scope = scope::cluster; }); }
-    constexpr resource singular(std::string_view s) const noexcept { return with([&](auto& i) { i.singular = s; }); }
-    constexpr resource list_kind(std::string_view k) const noexcept { return with([&](auto& i) { i.list_kind = k; }); }
+    constexpr resource cluster_scoped() const noexcept {
+        return with([](auto& i) { i.scope = scope::cluster; });
+    }
+    constexpr resource singular(std::string_view s) const noexcept {
+        return with([&](auto& i) { i.singular = s; });
+    }
+    constexpr resource list_kind(std::string_view k) const noexcept {
+        return with([&](auto& i) { i.list_kind = k; });
+    }
     constexpr resource description(std::string_view d) const noexcept {
         return with([&](auto& i) { i.description = d; });
     }
-    template <class... S>
-    constexpr resource short_names(S... names) const noexcept {
+    template <class... S> constexpr resource short_names(S... names) const noexcept {
         static_assert(sizeof...(S) <= max_names, "kcoro::typed::resource::short_names: too many");
         return with([&](auto& i) {
             i.short_name_count = 0;
             ((i.short_names[i.short_name_count++] = std::string_view(names)), ...);
         });
     }
-    template <class... S>
-    constexpr resource categories(S... names) const noexcept {
+    template <class... S> constexpr resource categories(S... names) const noexcept {
         static_assert(sizeof...(S) <= max_names, "kcoro::typed::resource::categories: too many");
         return with([&](auto& i) {
             i.category_count = 0;
@@ -212,15 +250,15 @@ public:
     }
     constexpr resource column(printer_column c) const noexcept {
         return with([&](auto& i) {
-            if (i.column_count < max_printer_columns) i.columns[i.column_count++] = c;
+            if (i.column_count < max_printer_columns)
+                i.columns[i.column_count++] = c;
         });
     }
 
     resource_info info;
 
 private:
-    template <class F>
-    constexpr resource with(F f) const noexcept {
+    template <class F> constexpr resource with(F f) const noexcept {
         resource copy = *this;
         f(copy.info);
         return copy;
@@ -230,24 +268,24 @@ private:
 } // namespace kcoro::typed
 
 /// Annotations of a described struct's members; in the struct's namespace.
-#define KCORO_FIELDS(T, ...)                                                                 \
-    constexpr auto kcoro_fields(T*) noexcept {                                               \
-        using ::kcoro::typed::field;                                                         \
-        return ::std::array{__VA_ARGS__};                                                    \
+#define KCORO_FIELDS(T, ...)                                                                                 \
+    constexpr auto kcoro_fields(T*) noexcept {                                                               \
+        using ::kcoro::typed::field;                                                                         \
+        return ::std::array{__VA_ARGS__};                                                                    \
     }
 
 /// Wire names of a described enum's enumerators, where the default
 /// (PascalCase of the enumerator: `rolling_update` -> "RollingUpdate") is not
 /// right: `KCORO_ENUM_NAMES(service_type, {"cluster_ip", "ClusterIP"})`.
-#define KCORO_ENUM_NAMES(E, ...)                                                             \
-    constexpr auto kcoro_enum_names(E*) noexcept {                                           \
-        return ::std::to_array<::kcoro::typed::rename>({__VA_ARGS__});                       \
+#define KCORO_ENUM_NAMES(E, ...)                                                                             \
+    constexpr auto kcoro_enum_names(E*) noexcept {                                                           \
+        return ::std::to_array<::kcoro::typed::rename>({__VA_ARGS__});                                       \
     }
 
 /// Makes a described struct a resource:
 /// `KCORO_RESOURCE(config_map, resource("", "v1", "ConfigMap", "configmaps"))`.
-#define KCORO_RESOURCE(T, ...)                                                               \
-    constexpr ::kcoro::typed::resource_info kcoro_resource(T*) noexcept {                   \
-        using ::kcoro::typed::resource;                                                      \
-        return (__VA_ARGS__).info;                                                           \
+#define KCORO_RESOURCE(T, ...)                                                                               \
+    constexpr ::kcoro::typed::resource_info kcoro_resource(T*) noexcept {                                    \
+        using ::kcoro::typed::resource;                                                                      \
+        return (__VA_ARGS__).info;                                                                           \
     }

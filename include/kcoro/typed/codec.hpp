@@ -60,8 +60,7 @@ namespace kcoro::typed {
 
 inline constexpr std::size_t max_decode_errors = 64;
 
-template <class T>
-using decode_result = boost::system::result<T, field_errors>;
+template <class T> using decode_result = boost::system::result<T, field_errors>;
 
 namespace detail {
 
@@ -91,52 +90,58 @@ private:
 
 std::string one_of_message(const std::string_view* names, std::size_t n, const boost::json::value& got);
 
-template <class I>
-constexpr std::string_view integer_name() noexcept {
+template <class I> constexpr std::string_view integer_name() noexcept {
     if constexpr (std::is_signed_v<I>) {
-        if constexpr (sizeof(I) == 1) return "an 8-bit integer";
-        else if constexpr (sizeof(I) == 2) return "a 16-bit integer";
-        else if constexpr (sizeof(I) == 4) return "a 32-bit integer";
-        else return "an integer";
+        if constexpr (sizeof(I) == 1)
+            return "an 8-bit integer";
+        else if constexpr (sizeof(I) == 2)
+            return "a 16-bit integer";
+        else if constexpr (sizeof(I) == 4)
+            return "a 32-bit integer";
+        else
+            return "an integer";
     } else {
-        if constexpr (sizeof(I) == 1) return "an unsigned 8-bit integer";
-        else if constexpr (sizeof(I) == 2) return "an unsigned 16-bit integer";
-        else if constexpr (sizeof(I) == 4) return "an unsigned 32-bit integer";
-        else return "an unsigned integer";
+        if constexpr (sizeof(I) == 1)
+            return "an unsigned 8-bit integer";
+        else if constexpr (sizeof(I) == 2)
+            return "an unsigned 16-bit integer";
+        else if constexpr (sizeof(I) == 4)
+            return "an unsigned 32-bit integer";
+        else
+            return "an unsigned integer";
     }
 }
 
-template <class T>
-void decode_value(const boost::json::value& v, T& out, const path& p, decode_context& c);
-template <class T>
-void decode_struct(const boost::json::object& o, T& out, const path& p, decode_context& c);
-template <class T>
-boost::json::value encode_value(const T& v);
-template <class T>
-boost::json::object encode_struct(const T& in);
+template <class T> void decode_value(const boost::json::value& v, T& out, const path& p, decode_context& c);
+template <class T> void decode_struct(const boost::json::object& o, T& out, const path& p, decode_context& c);
+template <class T> boost::json::value encode_value(const T& v);
+template <class T> boost::json::object encode_struct(const T& in);
 
-template <class T>
-void check_struct() {
-    static_assert(has_unknown_fields<T>,
-                  "kcoro::typed: a described struct needs `kcoro::typed::unknown_fields unknown;` (not listed in "
-                  "BOOST_DESCRIBE_STRUCT) to keep the members it does not declare");
-    static_assert(annotations_valid<T>(),
-                  "kcoro::typed: KCORO_FIELDS names a member that BOOST_DESCRIBE_STRUCT does not list, or two "
-                  "members have the same JSON name");
+template <class T> void check_struct() {
+    static_assert(
+        has_unknown_fields<T>,
+        "kcoro::typed: a described struct needs `kcoro::typed::unknown_fields unknown;` (not listed in "
+        "BOOST_DESCRIBE_STRUCT) to keep the members it does not declare");
+    static_assert(
+        annotations_valid<T>(),
+        "kcoro::typed: KCORO_FIELDS names a member that BOOST_DESCRIBE_STRUCT does not list, or two "
+        "members have the same JSON name");
 }
 
-template <class T>
-void decode_value(const boost::json::value& v, T& out, const path& p, decode_context& c) {
+template <class T> void decode_value(const boost::json::value& v, T& out, const path& p, decode_context& c) {
     namespace json = boost::json;
     if (v.is_null()) {
         // Absent and null are the same: the member keeps its default (its
         // initializer: decoding starts from a value-initialized struct).
-        if constexpr (is_optional<T>::value) out.reset();
+        if constexpr (is_optional<T>::value)
+            out.reset();
         return;
     }
     if constexpr (std::is_same_v<T, bool>) {
-        if (v.is_bool()) out = v.get_bool();
-        else c.expected(p, "a boolean", v);
+        if (v.is_bool())
+            out = v.get_bool();
+        else
+            c.expected(p, "a boolean", v);
     } else if constexpr (std::is_integral_v<T>) {
         if constexpr (std::is_same_v<T, std::uint64_t>) {
             if (v.is_uint64()) {
@@ -156,14 +161,19 @@ void decode_value(const boost::json::value& v, T& out, const path& p, decode_con
             out = static_cast<T>(i);
         }
     } else if constexpr (std::is_floating_point_v<T>) {
-        if (v.is_number()) out = static_cast<T>(v.to_number<double>());
-        else c.expected(p, "a number", v);
+        if (v.is_number())
+            out = static_cast<T>(v.to_number<double>());
+        else
+            c.expected(p, "a number", v);
     } else if constexpr (std::is_same_v<T, std::string>) {
-        if (const auto* s = v.if_string()) out.assign(s->data(), s->size());
-        else c.expected(p, "a string", v);
+        if (const auto* s = v.if_string())
+            out.assign(s->data(), s->size());
+        else
+            c.expected(p, "a string", v);
     } else if constexpr (described_enum<T>) {
         using names = enum_names<T>;
-        static_assert(names::renames_valid, "kcoro::typed: KCORO_ENUM_NAMES names an enumerator the enum lacks");
+        static_assert(names::renames_valid,
+                      "kcoro::typed: KCORO_ENUM_NAMES names an enumerator the enum lacks");
         if (const auto* s = v.if_string()) {
             for (std::size_t i = 0; i < names::size; ++i) {
                 if (*s == names::names[i]) {
@@ -176,7 +186,8 @@ void decode_value(const boost::json::value& v, T& out, const path& p, decode_con
     } else if constexpr (std::is_enum_v<T>) {
         static_assert(always_false<T>, "kcoro::typed: describe the enum with BOOST_DESCRIBE_ENUM");
     } else if constexpr (is_optional<T>::value) {
-        if (!out) out.emplace();
+        if (!out)
+            out.emplace();
         decode_value(v, *out, p, c);
     } else if constexpr (is_vector<T>::value) {
         const auto* a = v.if_array();
@@ -205,23 +216,29 @@ void decode_value(const boost::json::value& v, T& out, const path& p, decode_con
     } else if constexpr (std::is_same_v<T, json::value>) {
         out = v;
     } else if constexpr (std::is_same_v<T, json::object>) {
-        if (const auto* o = v.if_object()) out = *o;
-        else c.expected(p, "an object", v);
+        if (const auto* o = v.if_object())
+            out = *o;
+        else
+            c.expected(p, "an object", v);
     } else if constexpr (std::is_same_v<T, json::array>) {
-        if (const auto* a = v.if_array()) out = *a;
-        else c.expected(p, "a list", v);
+        if (const auto* a = v.if_array())
+            out = *a;
+        else
+            c.expected(p, "a list", v);
     } else if constexpr (typed_scalar<T>) {
-        if (!out.assign(v)) c.expected(p, T::expected, v);
+        if (!out.assign(v))
+            c.expected(p, T::expected, v);
     } else if constexpr (described_struct<T>) {
-        if (const auto* o = v.if_object()) decode_struct(*o, out, p, c);
-        else c.expected(p, "an object", v);
+        if (const auto* o = v.if_object())
+            decode_struct(*o, out, p, c);
+        else
+            c.expected(p, "an object", v);
     } else {
         static_assert(always_false<T>, "kcoro::typed: no JSON mapping for this member type (see codec.hpp)");
     }
 }
 
-template <class T>
-bool is_empty_member(const T& v, bool omit_zero) {
+template <class T> bool is_empty_member(const T& v, bool omit_zero) {
     if constexpr (is_optional<T>::value) {
         return !v.has_value();
     } else if constexpr (std::is_same_v<T, boost::json::value>) {
@@ -237,8 +254,7 @@ bool is_empty_member(const T& v, bool omit_zero) {
 
 // Whether encoding leaves out member D (of type M) of T holding `m`; for a
 // struct, whether the JSON it came from encodes to nothing.
-template <class T, class D, class M>
-bool omitted(const M& m, const boost::json::value& raw) {
+template <class T, class D, class M> bool omitted(const M& m, const boost::json::value& raw) {
     using meta = member_meta<T, D>;
     constexpr bool keep = meta::annotation.emit_empty || meta::annotation.required;
     if constexpr (described_struct<M>) {
@@ -254,7 +270,7 @@ void decode_struct(const boost::json::object& o, T& out, const path& p, decode_c
     using L = members_of<T>;
     constexpr std::size_t n = boost::mp11::mp_size<L>::value;
     const auto& names = member_names<T>::value;
-    std::size_t cursor = 0;  // servers write members in declaration order: try the next one first
+    std::size_t cursor = 0; // servers write members in declaration order: try the next one first
     for (const auto& kv : o) {
         const std::string_view key = kv.key();
         std::size_t i = n;
@@ -303,14 +319,15 @@ void decode_struct(const boost::json::object& o, T& out, const path& p, decode_c
     }
 }
 
-template <class T>
-boost::json::value encode_value(const T& v) {
+template <class T> boost::json::value encode_value(const T& v) {
     namespace json = boost::json;
     if constexpr (std::is_same_v<T, bool>) {
         return json::value(v);
     } else if constexpr (std::is_integral_v<T>) {
-        if constexpr (std::is_same_v<T, std::uint64_t>) return json::value(v);
-        else return json::value(static_cast<std::int64_t>(v));
+        if constexpr (std::is_same_v<T, std::uint64_t>)
+            return json::value(v);
+        else
+            return json::value(static_cast<std::int64_t>(v));
     } else if constexpr (std::is_floating_point_v<T>) {
         return json::value(static_cast<double>(v));
     } else if constexpr (std::is_same_v<T, std::string>) {
@@ -318,20 +335,23 @@ boost::json::value encode_value(const T& v) {
     } else if constexpr (described_enum<T>) {
         using names = enum_names<T>;
         for (std::size_t i = 0; i < names::size; ++i) {
-            if (names::values[i] == v) return json::value(names::names[i]);
+            if (names::values[i] == v)
+                return json::value(names::names[i]);
         }
-        return json::value(nullptr);  // a value outside the enumerators: not representable
+        return json::value(nullptr); // a value outside the enumerators: not representable
     } else if constexpr (is_optional<T>::value) {
         return v ? encode_value(*v) : json::value(nullptr);
     } else if constexpr (is_vector<T>::value) {
         json::array a;
         a.reserve(v.size());
-        for (const auto& item : v) a.emplace_back(encode_value(item));
+        for (const auto& item : v)
+            a.emplace_back(encode_value(item));
         return a;
     } else if constexpr (is_string_map<T>::value) {
         json::object o;
         o.reserve(v.size());
-        for (const auto& [k, item] : v) o.emplace(k, encode_value(item));
+        for (const auto& [k, item] : v)
+            o.emplace(k, encode_value(item));
         return o;
     } else if constexpr (raw_json<T>) {
         return json::value(v);
@@ -344,8 +364,7 @@ boost::json::value encode_value(const T& v) {
     }
 }
 
-template <class T>
-boost::json::object encode_struct(const T& in) {
+template <class T> boost::json::object encode_struct(const T& in) {
     check_struct<T>();
     using L = members_of<T>;
     boost::json::object out;
@@ -364,21 +383,22 @@ boost::json::object encode_struct(const T& in) {
         constexpr bool keep = meta::annotation.emit_empty || meta::annotation.required;
         if constexpr (described_struct<M>) {
             boost::json::object sub = encode_struct(m);
-            if (sub.empty() && !keep) return;
+            if (sub.empty() && !keep)
+                return;
             out.emplace(meta::json_name, std::move(sub));
         } else {
-            if (is_empty_member(m, meta::annotation.omit_empty) && (!keep || is_optional<M>::value)) return;
+            if (is_empty_member(m, meta::annotation.omit_empty) && (!keep || is_optional<M>::value))
+                return;
             out.emplace(meta::json_name, encode_value(m));
         }
     });
     for (const auto& kv : in.unknown) {
-        out.emplace(kv.key(), kv.value());  // never replaces a declared member
+        out.emplace(kv.key(), kv.value()); // never replaces a declared member
     }
     return out;
 }
 
-template <class T>
-field_errors decode_root(const boost::json::value& v, T& out, const path& root) {
+template <class T> field_errors decode_root(const boost::json::value& v, T& out, const path& root) {
     field_errors errors;
     decode_context c(errors);
     out = T{};
@@ -393,39 +413,37 @@ field_errors decode_root(const boost::json::value& v, T& out, const path& root) 
 /// keep their defaults. The errors, empty on success. For a reconciler that
 /// still wants the metadata of an object whose spec is broken; after errors
 /// `out` is partial: patch what you change, never write it back whole.
-template <class T>
-field_errors decode(const boost::json::value& v, T& out) {
+template <class T> field_errors decode(const boost::json::value& v, T& out) {
     return detail::decode_root(v, out, detail::path{});
 }
 
 /// Decodes a whole object; the errors when any member failed.
-template <class T>
-decode_result<T> from_json(const boost::json::value& v) {
+template <class T> decode_result<T> from_json(const boost::json::value& v) {
     T out;
     auto errors = decode(v, out);
-    if (!errors.empty()) return errors;
+    if (!errors.empty())
+        return errors;
     return out;
 }
 
 /// Decodes a part of an object, paths prefixed: `from_json<gateway_spec>(obj.at("spec"), "spec")`.
-template <class T>
-decode_result<T> from_json(const boost::json::value& v, std::string_view root_path) {
+template <class T> decode_result<T> from_json(const boost::json::value& v, std::string_view root_path) {
     T out;
-    detail::path root{nullptr, root_path, 0, root_path.empty() ? detail::path::kind::root : detail::path::kind::field};
+    detail::path root{nullptr, root_path, 0,
+                      root_path.empty() ? detail::path::kind::root : detail::path::kind::field};
     auto errors = detail::decode_root(v, out, root);
-    if (!errors.empty()) return errors;
+    if (!errors.empty())
+        return errors;
     return out;
 }
 
 /// The JSON form of any mapped value.
-template <class T>
-boost::json::value to_json(const T& v) {
+template <class T> boost::json::value to_json(const T& v) {
     return detail::encode_value(v);
 }
 
 /// The JSON object of a described struct (a resource gets apiVersion and kind first).
-template <detail::described_struct T>
-boost::json::object to_object(const T& v) {
+template <detail::described_struct T> boost::json::object to_object(const T& v) {
     return detail::encode_struct(v);
 }
 

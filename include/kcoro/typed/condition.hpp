@@ -6,9 +6,8 @@
 // Thread safety: functions over caller-owned values.
 #pragma once
 
-#include <kcoro/typed/declare.hpp>
-
 #include <kcoro/core/time.hpp>
+#include <kcoro/typed/declare.hpp>
 
 #include <string_view>
 #include <vector>
@@ -16,21 +15,23 @@
 namespace kcoro::typed {
 
 struct condition {
-    std::string type;    // "Ready"
-    std::string status;  // "True", "False", "Unknown"
+    std::string type;   // "Ready"
+    std::string status; // "True", "False", "Unknown"
     std::int64_t observed_generation = 0;
     timestamp last_transition_time;
-    std::string reason;  // CamelCase
+    std::string reason; // CamelCase
     std::string message;
     unknown_fields unknown;
     friend bool operator==(const condition&, const condition&) = default;
 };
-BOOST_DESCRIBE_STRUCT(condition, (), (type, status, observed_generation, last_transition_time, reason, message))
+BOOST_DESCRIBE_STRUCT(condition, (),
+                      (type, status, observed_generation, last_transition_time, reason, message))
 // The bounds of metav1.Condition's own schema.
 KCORO_FIELDS(condition, field("type").required().max_length(316),
              field("status").required().one_of("True", "False", "Unknown"),
              field("observed_generation").omit_empty().minimum(0), field("last_transition_time").required(),
-             field("reason").required().min_length(1).max_length(1024), field("message").required().max_length(32768))
+             field("reason").required().min_length(1).max_length(1024),
+             field("message").required().max_length(32768))
 
 /// Sets `desired` in `conditions` (meta.SetStatusCondition); true when
 /// anything changed. A new condition, or a new status, gets

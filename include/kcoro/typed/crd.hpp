@@ -20,16 +20,14 @@ boost::json::object make_crd(const resource_info& info, const std::string& name,
                              const std::string& list_kind, boost::json::object schema);
 } // namespace detail
 
-template <resource_type T>
-boost::json::object crd() {
+template <resource_type T> boost::json::object crd() {
     using traits = resource_traits<T>;
     return detail::make_crd(traits::info, traits::resource_name(), traits::singular(), traits::list_kind(),
                             resource_schema<T>());
 }
 
 /// controller-gen's file name: "<group>_<plural>.yaml".
-template <resource_type T>
-std::string crd_file_name() {
+template <resource_type T> std::string crd_file_name() {
     return std::string(resource_traits<T>::group) + "_" + std::string(resource_traits<T>::plural) + ".yaml";
 }
 

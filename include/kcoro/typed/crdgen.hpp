@@ -30,21 +30,20 @@
 namespace kcoro::typed {
 
 struct crdgen_options {
-    std::string program = "crdgen";  // in the header comment and the help
-    std::string source;              // where the types are declared, for the header comment
-    std::string regenerate;          // the command printed when --check fails
+    std::string program = "crdgen"; // in the header comment and the help
+    std::string source;             // where the types are declared, for the header comment
+    std::string regenerate;         // the command printed when --check fails
 };
 
 struct generated_file {
-    std::string name;  // "gateway.kcoro.dev_gatewayinstances.yaml"
-    std::string text;  // header comment + YAML
+    std::string name; // "gateway.kcoro.dev_gatewayinstances.yaml"
+    std::string text; // header comment + YAML
 };
 
 /// The header comment of a generated file.
 std::string generated_header(const crdgen_options& o);
 
-template <resource_type T>
-generated_file crd_file(const crdgen_options& o) {
+template <resource_type T> generated_file crd_file(const crdgen_options& o) {
     return {crd_file_name<T>(), generated_header(o) + to_yaml(crd<T>())};
 }
 
@@ -54,8 +53,7 @@ int run_crdgen(std::span<const generated_file> files, std::span<const std::strin
 /// The same with std::cout and std::cerr.
 int run_crdgen(std::span<const generated_file> files, int argc, char** argv, const crdgen_options& o);
 
-template <resource_type... Ts>
-int crdgen_main(int argc, char** argv, const crdgen_options& o) {
+template <resource_type... Ts> int crdgen_main(int argc, char** argv, const crdgen_options& o) {
     std::array<generated_file, sizeof...(Ts)> files{crd_file<Ts>(o)...};
     return run_crdgen(files, argc, argv, o);
 }

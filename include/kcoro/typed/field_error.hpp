@@ -21,10 +21,10 @@ namespace kcoro::typed {
 /// As apimachinery's field.ErrorType, for callers that map errors to Status
 /// causes (FieldValueInvalid, FieldValueRequired, ...).
 enum class field_error_type {
-    invalid,        // wrong type or value (every decoding error)
+    invalid, // wrong type or value (every decoding error)
     required,
     duplicate,
-    not_supported,  // not one of the allowed values
+    not_supported, // not one of the allowed values
     too_long,
     too_many,
     forbidden,
@@ -34,9 +34,9 @@ enum class field_error_type {
 std::string_view cause_type(field_error_type t) noexcept;
 
 struct field_error {
-    std::string path;  // "spec.replicas"; empty for the object itself
+    std::string path; // "spec.replicas"; empty for the object itself
     field_error_type type = field_error_type::invalid;
-    std::string message;  // "expected an integer, got \"two\""
+    std::string message; // "expected an integer, got \"two\""
     /// "spec.replicas: expected an integer, got \"two\""
     std::string str() const;
     friend bool operator==(const field_error&, const field_error&) = default;

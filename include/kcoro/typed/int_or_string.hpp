@@ -17,9 +17,9 @@ namespace kcoro::typed {
 class int_or_string {
 public:
     int_or_string() = default;
-    int_or_string(std::int32_t i) : v_(i) {}  // NOLINT: implicit, as intstr.FromInt
-    int_or_string(std::string s) : v_(std::move(s)) {}  // NOLINT
-    int_or_string(const char* s) : v_(std::string(s)) {}  // NOLINT
+    int_or_string(std::int32_t i) : v_(i) {}             // NOLINT: implicit, as intstr.FromInt
+    int_or_string(std::string s) : v_(std::move(s)) {}   // NOLINT
+    int_or_string(const char* s) : v_(std::string(s)) {} // NOLINT
 
     bool empty() const noexcept { return std::holds_alternative<std::monostate>(v_); }
     bool is_int() const noexcept { return std::holds_alternative<std::int32_t>(v_); }

@@ -20,8 +20,7 @@ struct list_meta {
 };
 BOOST_DESCRIBE_STRUCT(list_meta, (), (resource_version, continue_, remaining_item_count))
 
-template <class T>
-struct list {
+template <class T> struct list {
     list_meta metadata;
     std::vector<T> items;
     unknown_fields unknown;

@@ -6,10 +6,9 @@
 // Thread safety: values.
 #pragma once
 
+#include <kcoro/core/resource.hpp>
 #include <kcoro/typed/declare.hpp>
 #include <kcoro/typed/resource_traits.hpp>
-
-#include <kcoro/core/resource.hpp>
 
 #include <string_view>
 
@@ -26,8 +25,8 @@ struct owner_reference {
     friend bool operator==(const owner_reference&, const owner_reference&) = default;
 };
 BOOST_DESCRIBE_STRUCT(owner_reference, (), (api_version, kind, name, uid, controller, block_owner_deletion))
-KCORO_FIELDS(owner_reference, field("api_version").required(), field("kind").required(), field("name").required(),
-             field("uid").required())
+KCORO_FIELDS(owner_reference, field("api_version").required(), field("kind").required(),
+             field("name").required(), field("uid").required())
 
 struct object_meta {
     std::string name;
@@ -63,14 +62,13 @@ struct object_meta {
 };
 BOOST_DESCRIBE_STRUCT(object_meta, (),
                       (name, generate_name, namespace_, uid, resource_version, generation, creation_timestamp,
-                       deletion_timestamp, deletion_grace_period_seconds, labels, annotations, owner_references,
-                       finalizers, managed_fields))
+                       deletion_timestamp, deletion_grace_period_seconds, labels, annotations,
+                       owner_references, finalizers, managed_fields))
 KCORO_FIELDS(object_meta, field("generation").omit_empty())
 
 /// A controller owner reference to `owner` (controller and blockOwnerDeletion
 /// true), as controllerutil.SetControllerReference writes it.
-template <resource_type T>
-owner_reference controller_reference(const T& owner) {
+template <resource_type T> owner_reference controller_reference(const T& owner) {
     owner_reference r;
     r.api_version = std::string(resource_traits<T>::api_version);
     r.kind = std::string(resource_traits<T>::kind);

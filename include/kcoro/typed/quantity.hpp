@@ -31,7 +31,7 @@ public:
 
 private:
     std::string text_;
-    bool number_ = false;  // came as a JSON number
+    bool number_ = false; // came as a JSON number
 };
 
 /// resource.ParseQuantity's grammar: <sign><digits>[.<digits>]<suffix>, the

@@ -6,11 +6,10 @@
 //   traits::gvr()        // {apps, v1, deployments}
 #pragma once
 
+#include <kcoro/core/resource.hpp>
 #include <kcoro/typed/annotations.hpp>
 #include <kcoro/typed/detail/names.hpp>
 #include <kcoro/typed/detail/traits.hpp>
-
-#include <kcoro/core/resource.hpp>
 
 #include <string>
 #include <string_view>
@@ -19,8 +18,7 @@ namespace kcoro::typed {
 
 using detail::resource_type;
 
-template <resource_type T>
-struct resource_traits {
+template <resource_type T> struct resource_traits {
     static constexpr resource_info info = kcoro_resource(static_cast<T*>(nullptr));
     static constexpr std::string_view group = info.group;
     static constexpr std::string_view version = info.version;
@@ -36,15 +34,19 @@ public:
     static constexpr std::string_view api_version = api_version_storage.view();
 
     static group_version_kind gvk() { return {std::string(group), std::string(version), std::string(kind)}; }
-    static group_version_resource gvr() { return {std::string(group), std::string(version), std::string(plural)}; }
+    static group_version_resource gvr() {
+        return {std::string(group), std::string(version), std::string(plural)};
+    }
     /// "deployments.apps"; the CRD's metadata.name for a custom resource.
     static std::string resource_name() {
         return group.empty() ? std::string(plural) : std::string(plural) + "." + std::string(group);
     }
     static std::string singular() {
-        if (!info.singular.empty()) return std::string(info.singular);
+        if (!info.singular.empty())
+            return std::string(info.singular);
         std::string s(kind);
-        for (auto& c : s) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+        for (auto& c : s)
+            c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
         return s;
     }
     static std::string list_kind() {

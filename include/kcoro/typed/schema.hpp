@@ -32,11 +32,9 @@ void annotate_common(boost::json::object& s, const field_info& f, const boost::j
 void annotate_list(boost::json::object& s, const field_info& f);
 void annotate_map(boost::json::object& s, const field_info& f);
 
-template <class T>
-boost::json::object schema_of_type(const field_info& f);
+template <class T> boost::json::object schema_of_type(const field_info& f);
 
-template <class T>
-boost::json::object struct_schema() {
+template <class T> boost::json::object struct_schema() {
     check_struct<T>();
     boost::json::object s;
     s["type"] = "object";
@@ -49,31 +47,37 @@ boost::json::object struct_schema() {
         boost::json::object ms = schema_of_type<M>(meta::annotation);
         boost::json::value def;
         if constexpr (std::is_default_constructible_v<T>) {
-            if (meta::annotation.defaulted) def = encode_value(T{}.*D::pointer);
+            if (meta::annotation.defaulted)
+                def = encode_value(T{}.*D::pointer);
         }
         annotate_common(ms, meta::annotation, meta::annotation.defaulted ? &def : nullptr);
         props[meta::json_name] = std::move(ms);
-        if (meta::annotation.required) required.emplace_back(meta::json_name);
+        if (meta::annotation.required)
+            required.emplace_back(meta::json_name);
     });
-    if (!required.empty()) s["required"] = std::move(required);
-    if (!props.empty()) s["properties"] = std::move(props);
+    if (!required.empty())
+        s["required"] = std::move(required);
+    if (!props.empty())
+        s["properties"] = std::move(props);
     return s;
 }
 
-template <class T>
-boost::json::object schema_of_type(const field_info& f) {
+template <class T> boost::json::object schema_of_type(const field_info& f) {
     namespace json = boost::json;
     json::object s;
     if constexpr (std::is_same_v<T, bool>) {
         s["type"] = "boolean";
     } else if constexpr (std::is_integral_v<T>) {
         s["type"] = "integer";
-        if (sizeof(T) == 4 && std::is_signed_v<T>) s["format"] = "int32";
-        else if (sizeof(T) == 8 && std::is_signed_v<T>) s["format"] = "int64";
+        if (sizeof(T) == 4 && std::is_signed_v<T>)
+            s["format"] = "int32";
+        else if (sizeof(T) == 8 && std::is_signed_v<T>)
+            s["format"] = "int64";
         annotate_scalar(s, f);
     } else if constexpr (std::is_floating_point_v<T>) {
         s["type"] = "number";
-        if (sizeof(T) == 8) s["format"] = "double";
+        if (sizeof(T) == 8)
+            s["format"] = "double";
         annotate_scalar(s, f);
     } else if constexpr (std::is_same_v<T, std::string>) {
         s["type"] = "string";
@@ -81,7 +85,8 @@ boost::json::object schema_of_type(const field_info& f) {
     } else if constexpr (described_enum<T>) {
         s["type"] = "string";
         json::array values;
-        for (auto n : enum_names<T>::names) values.emplace_back(n);
+        for (auto n : enum_names<T>::names)
+            values.emplace_back(n);
         s["enum"] = std::move(values);
         annotate_scalar(s, f);
     } else if constexpr (is_optional<T>::value) {
@@ -89,7 +94,7 @@ boost::json::object schema_of_type(const field_info& f) {
     } else if constexpr (is_vector<T>::value) {
         s["type"] = "array";
         annotate_list(s, f);
-        field_info item = f;  // the scalar bounds apply to the items
+        field_info item = f; // the scalar bounds apply to the items
         item.description = {};
         s["items"] = schema_of_type<typename T::value_type>(item);
     } else if constexpr (is_string_map<T>::value) {
@@ -111,7 +116,7 @@ boost::json::object schema_of_type(const field_info& f) {
         T::schema(s);
         annotate_scalar(s, f);
     } else if constexpr (std::is_same_v<T, object_meta>) {
-        s["type"] = "object";  // the API server validates metadata itself
+        s["type"] = "object"; // the API server validates metadata itself
     } else if constexpr (described_struct<T>) {
         s = struct_schema<T>();
         annotate_map(s, f);
@@ -124,25 +129,26 @@ boost::json::object schema_of_type(const field_info& f) {
 } // namespace detail
 
 /// The schema of a described struct (nested: properties and required).
-template <detail::described_struct T>
-boost::json::object openapi_schema() {
+template <detail::described_struct T> boost::json::object openapi_schema() {
     return detail::struct_schema<T>();
 }
 
 /// A resource's openAPIV3Schema: apiVersion, kind, metadata, then its members.
-template <resource_type T>
-boost::json::object resource_schema() {
+template <resource_type T> boost::json::object resource_schema() {
     namespace json = boost::json;
     json::object body = detail::struct_schema<T>();
     json::object s;
     s["type"] = "object";
-    if (!resource_traits<T>::info.description.empty()) s["description"] = resource_traits<T>::info.description;
-    if (auto* r = body.if_contains("required")) s["required"] = std::move(*r);
+    if (!resource_traits<T>::info.description.empty())
+        s["description"] = resource_traits<T>::info.description;
+    if (auto* r = body.if_contains("required"))
+        s["required"] = std::move(*r);
     json::object props;
     props["apiVersion"] = json::object{{"type", "string"}};
     props["kind"] = json::object{{"type", "string"}};
     if (auto* p = body.if_contains("properties")) {
-        for (auto& kv : p->as_object()) props[kv.key()] = std::move(kv.value());
+        for (auto& kv : p->as_object())
+            props[kv.key()] = std::move(kv.value());
     }
     s["properties"] = std::move(props);
     return s;

@@ -20,8 +20,7 @@ namespace kcoro::typed {
 
 enum class time_precision { seconds, microseconds };
 
-template <time_precision P>
-class basic_timestamp {
+template <time_precision P> class basic_timestamp {
 public:
     /// Unset: omitted when encoded.
     basic_timestamp() = default;
@@ -29,7 +28,8 @@ public:
         : text_(P == time_precision::seconds ? format_rfc3339(t) : format_rfc3339_micro(t)) {}
     /// Parses; nullopt when `s` is not RFC 3339.
     static std::optional<basic_timestamp> parse(std::string_view s) {
-        if (!parse_rfc3339(s)) return std::nullopt;
+        if (!parse_rfc3339(s))
+            return std::nullopt;
         basic_timestamp t;
         t.text_ = std::string(s);
         return t;
@@ -38,18 +38,23 @@ public:
     bool empty() const noexcept { return text_.empty(); }
     const std::string& str() const noexcept { return text_; }
     /// The time point; the epoch when unset.
-    wall_time time_point() const { return empty() ? wall_time{} : parse_rfc3339(text_).value_or(wall_time{}); }
+    wall_time time_point() const {
+        return empty() ? wall_time{} : parse_rfc3339(text_).value_or(wall_time{});
+    }
 
     // --- the codec's scalar interface ---
     static constexpr std::string_view expected = "an RFC 3339 time";
     bool assign(const boost::json::value& v) {
         const auto* s = v.if_string();
-        if (!s || !parse_rfc3339(*s)) return false;
+        if (!s || !parse_rfc3339(*s))
+            return false;
         text_.assign(s->data(), s->size());
         return true;
     }
     /// Unset is null, as metav1.Time writes its zero value.
-    boost::json::value to_json() const { return empty() ? boost::json::value(nullptr) : boost::json::value(text_); }
+    boost::json::value to_json() const {
+        return empty() ? boost::json::value(nullptr) : boost::json::value(text_);
+    }
     static void schema(boost::json::object& s) {
         s["type"] = "string";
         s["format"] = "date-time";

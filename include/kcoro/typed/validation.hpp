@@ -20,8 +20,7 @@ concept validatable = requires(const T& t) {
 };
 
 /// The type's own rules (none when it declares no validate()).
-template <class T>
-field_errors check(const T& v) {
+template <class T> field_errors check(const T& v) {
     if constexpr (validatable<T>) {
         return validate(v);
     } else {
@@ -31,12 +30,13 @@ field_errors check(const T& v) {
 }
 
 /// Decodes, then (when decoding succeeded) validates.
-template <class T>
-decode_result<T> decode_valid(const boost::json::value& v) {
+template <class T> decode_result<T> decode_valid(const boost::json::value& v) {
     T out;
     auto errors = decode(v, out);
-    if (errors.empty()) errors = check(out);
-    if (!errors.empty()) return errors;
+    if (errors.empty())
+        errors = check(out);
+    if (!errors.empty())
+        return errors;
     return out;
 }
 

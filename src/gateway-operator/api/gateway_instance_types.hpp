@@ -41,14 +41,18 @@ struct gateway_instance_spec {
     std::int32_t replicas = 1;
     std::int32_t port = 8080;
     service_type type = service_type::cluster_ip;
-    kcoro::k8s::resource_requirements resources;  // passed through to the container
+    kcoro::k8s::resource_requirements resources; // passed through to the container
     std::vector<env_var> env;
     kcoro::typed::unknown_fields unknown;
     friend bool operator==(const gateway_instance_spec&, const gateway_instance_spec&) = default;
 };
 BOOST_DESCRIBE_STRUCT(gateway_instance_spec, (), (image, replicas, port, type, resources, env))
 KCORO_FIELDS(gateway_instance_spec,
-             field("image").required().min_length(1).max_length(512).pattern(image_pattern)
+             field("image")
+                 .required()
+                 .min_length(1)
+                 .max_length(512)
+                 .pattern(image_pattern)
                  .description("Container image of the gateway."),
              field("replicas").defaulted().minimum(0).maximum(50).description("Gateway pods to run."),
              field("port").defaulted().minimum(1).maximum(65535).description("Port the gateway listens on."),
@@ -65,14 +69,15 @@ struct gateway_instance_status {
     kcoro::typed::unknown_fields unknown;
     friend bool operator==(const gateway_instance_status&, const gateway_instance_status&) = default;
 };
-BOOST_DESCRIBE_STRUCT(gateway_instance_status, (), (observed_generation, ready_replicas, endpoint, registration,
-                                                    conditions))
-KCORO_FIELDS(gateway_instance_status,
-             field("observed_generation").omit_empty().description("The generation the status describes."),
-             field("ready_replicas").omit_empty().description("Ready gateway pods."),
-             field("endpoint").description("Where the gateway is reachable: <service>.<namespace>.svc:<port>."),
-             field("registration").description("Name of the registration ConfigMap."),
-             field("conditions").description("Ready, Registered, Progressing, Degraded."))
+BOOST_DESCRIBE_STRUCT(gateway_instance_status, (),
+                      (observed_generation, ready_replicas, endpoint, registration, conditions))
+KCORO_FIELDS(
+    gateway_instance_status,
+    field("observed_generation").omit_empty().description("The generation the status describes."),
+    field("ready_replicas").omit_empty().description("Ready gateway pods."),
+    field("endpoint").description("Where the gateway is reachable: <service>.<namespace>.svc:<port>."),
+    field("registration").description("Name of the registration ConfigMap."),
+    field("conditions").description("Ready, Registered, Progressing, Degraded."))
 
 struct gateway_instance {
     kcoro::typed::object_meta metadata;

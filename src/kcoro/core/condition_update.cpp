@@ -10,7 +10,7 @@ condition_update plan_condition_update(const condition_view& current, std::strin
         u.status = true;
         u.last_transition_time = true;
     } else if (!current.last_transition_time || current.last_transition_time->empty()) {
-        u.last_transition_time = true;  // malformed entry: filled, not a transition
+        u.last_transition_time = true; // malformed entry: filled, not a transition
     }
     u.reason = current.reason != reason;
     u.message = current.message != message;

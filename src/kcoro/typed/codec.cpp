@@ -11,23 +11,28 @@ namespace json = boost::json;
 std::string render(const path& p) {
     std::vector<const path*> chain;
     for (const path* s = &p; s; s = s->parent) {
-        if (s->k != path::kind::root) chain.push_back(s);
+        if (s->k != path::kind::root)
+            chain.push_back(s);
     }
     std::string out;
     for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
         const path& s = **it;
         switch (s.k) {
         case path::kind::field:
-            if (!out.empty()) out += '.';
+            if (!out.empty())
+                out += '.';
             out += s.name;
             break;
-        case path::kind::index: out += '[' + std::to_string(s.index) + ']'; break;
+        case path::kind::index:
+            out += '[' + std::to_string(s.index) + ']';
+            break;
         case path::kind::key:
             out += '[';
             out += s.name;
             out += ']';
             break;
-        case path::kind::root: break;
+        case path::kind::root:
+            break;
         }
     }
     return out;
@@ -36,8 +41,10 @@ std::string render(const path& p) {
 std::string brief(const json::value& v) {
     constexpr std::size_t max_text = 64;
     switch (v.kind()) {
-    case json::kind::object: return "an object";
-    case json::kind::array: return "a list";
+    case json::kind::object:
+        return "an object";
+    case json::kind::array:
+        return "a list";
     case json::kind::string: {
         std::string s = json::serialize(v.get_string());
         if (s.size() > max_text) {
@@ -46,7 +53,8 @@ std::string brief(const json::value& v) {
         }
         return s;
     }
-    default: return json::serialize(v);
+    default:
+        return json::serialize(v);
     }
 }
 
@@ -55,7 +63,8 @@ bool integral(const json::value& v, std::int64_t& out) noexcept {
         out = v.get_int64();
         return true;
     }
-    if (v.is_uint64() && v.get_uint64() <= static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
+    if (v.is_uint64() &&
+        v.get_uint64() <= static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
         out = static_cast<std::int64_t>(v.get_uint64());
         return true;
     }
@@ -91,14 +100,16 @@ void decode_context::expected(const path& p, std::string_view what, const json::
 
 void decode_context::finish() {
     if (dropped_ > 0) {
-        errors_.push_back({"", field_error_type::too_many, "and " + std::to_string(dropped_) + " more errors"});
+        errors_.push_back(
+            {"", field_error_type::too_many, "and " + std::to_string(dropped_) + " more errors"});
     }
 }
 
 std::string one_of_message(const std::string_view* names, std::size_t n, const json::value& got) {
     std::string m = "expected one of ";
     for (std::size_t i = 0; i < n; ++i) {
-        if (i > 0) m += ", ";
+        if (i > 0)
+            m += ", ";
         m += names[i];
     }
     m += ", got ";

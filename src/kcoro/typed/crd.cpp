@@ -12,12 +12,14 @@ json::object make_crd(const resource_info& info, const std::string& name, const 
     names["singular"] = singular;
     if (info.short_name_count > 0) {
         json::array a;
-        for (std::size_t i = 0; i < info.short_name_count; ++i) a.emplace_back(info.short_names[i]);
+        for (std::size_t i = 0; i < info.short_name_count; ++i)
+            a.emplace_back(info.short_names[i]);
         names["shortNames"] = std::move(a);
     }
     if (info.category_count > 0) {
         json::array a;
-        for (std::size_t i = 0; i < info.category_count; ++i) a.emplace_back(info.categories[i]);
+        for (std::size_t i = 0; i < info.category_count; ++i)
+            a.emplace_back(info.categories[i]);
         names["categories"] = std::move(a);
     }
 
@@ -35,9 +37,12 @@ json::object make_crd(const resource_info& info, const std::string& name, const 
             json::object col;
             col["name"] = c.name;
             col["type"] = c.type;
-            if (!c.format.empty()) col["format"] = c.format;
-            if (!c.description.empty()) col["description"] = c.description;
-            if (c.priority != 0) col["priority"] = c.priority;
+            if (!c.format.empty())
+                col["format"] = c.format;
+            if (!c.description.empty())
+                col["description"] = c.description;
+            if (c.priority != 0)
+                col["priority"] = c.priority;
             col["jsonPath"] = c.json_path;
             cols.emplace_back(std::move(col));
         }

@@ -9,18 +9,27 @@ namespace kcoro::typed {
 
 std::string_view cause_type(field_error_type t) noexcept {
     switch (t) {
-    case field_error_type::invalid: return "FieldValueInvalid";
-    case field_error_type::required: return "FieldValueRequired";
-    case field_error_type::duplicate: return "FieldValueDuplicate";
-    case field_error_type::not_supported: return "FieldValueNotSupported";
-    case field_error_type::too_long: return "FieldValueTooLong";
-    case field_error_type::too_many: return "FieldValueTooMany";
-    case field_error_type::forbidden: return "FieldValueForbidden";
+    case field_error_type::invalid:
+        return "FieldValueInvalid";
+    case field_error_type::required:
+        return "FieldValueRequired";
+    case field_error_type::duplicate:
+        return "FieldValueDuplicate";
+    case field_error_type::not_supported:
+        return "FieldValueNotSupported";
+    case field_error_type::too_long:
+        return "FieldValueTooLong";
+    case field_error_type::too_many:
+        return "FieldValueTooMany";
+    case field_error_type::forbidden:
+        return "FieldValueForbidden";
     }
     return "FieldValueInvalid";
 }
 
-std::string field_error::str() const { return path.empty() ? message : path + ": " + message; }
+std::string field_error::str() const {
+    return path.empty() ? message : path + ": " + message;
+}
 
 std::string describe(const field_errors& errors) {
     std::string out;
@@ -42,7 +51,9 @@ error to_error(const field_errors& errors, std::string_view context) {
     return error(kcoro_errc::decode_error, std::move(msg));
 }
 
-std::ostream& operator<<(std::ostream& os, const field_error& e) { return os << e.str(); }
+std::ostream& operator<<(std::ostream& os, const field_error& e) {
+    return os << e.str();
+}
 
 void throw_exception_from_error(const field_errors& e, const boost::source_location& loc) {
     boost::throw_exception(std::invalid_argument(describe(e)), loc);

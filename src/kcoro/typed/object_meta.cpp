@@ -9,21 +9,24 @@ bool object_meta::has_finalizer(std::string_view f) const noexcept {
 }
 
 bool object_meta::add_finalizer(std::string_view f) {
-    if (has_finalizer(f)) return false;
+    if (has_finalizer(f))
+        return false;
     finalizers.emplace_back(f);
     return true;
 }
 
 bool object_meta::remove_finalizer(std::string_view f) {
     auto it = std::remove(finalizers.begin(), finalizers.end(), f);
-    if (it == finalizers.end()) return false;
+    if (it == finalizers.end())
+        return false;
     finalizers.erase(it, finalizers.end());
     return true;
 }
 
 const owner_reference* object_meta::controller() const noexcept {
     for (const auto& r : owner_references) {
-        if (r.controller.value_or(false)) return &r;
+        if (r.controller.value_or(false))
+            return &r;
     }
     return nullptr;
 }

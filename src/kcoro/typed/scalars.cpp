@@ -1,11 +1,9 @@
 // The small scalar types: quantity, int_or_string, bytes.
+#include <kcoro/core/base64.hpp>
 #include <kcoro/typed/bytes.hpp>
+#include <kcoro/typed/detail/values.hpp>
 #include <kcoro/typed/int_or_string.hpp>
 #include <kcoro/typed/quantity.hpp>
-
-#include <kcoro/typed/detail/values.hpp>
-
-#include <kcoro/core/base64.hpp>
 
 #include <array>
 #include <charconv>
@@ -19,7 +17,9 @@ using detail::integral;
 
 namespace {
 
-bool is_digit(char c) noexcept { return c >= '0' && c <= '9'; }
+bool is_digit(char c) noexcept {
+    return c >= '0' && c <= '9';
+}
 
 } // namespace
 
@@ -27,25 +27,34 @@ bool is_digit(char c) noexcept { return c >= '0' && c <= '9'; }
 // k8s.io/apimachinery/pkg/api/resource/quantity.go (parseQuantityString).
 bool is_quantity(std::string_view s) noexcept {
     std::size_t i = 0;
-    if (i < s.size() && (s[i] == '+' || s[i] == '-')) ++i;
+    if (i < s.size() && (s[i] == '+' || s[i] == '-'))
+        ++i;
     std::size_t int_digits = 0, frac_digits = 0;
-    while (i < s.size() && is_digit(s[i])) ++i, ++int_digits;
+    while (i < s.size() && is_digit(s[i]))
+        ++i, ++int_digits;
     if (i < s.size() && s[i] == '.') {
         ++i;
-        while (i < s.size() && is_digit(s[i])) ++i, ++frac_digits;
+        while (i < s.size() && is_digit(s[i]))
+            ++i, ++frac_digits;
     }
-    if (int_digits + frac_digits == 0) return false;
+    if (int_digits + frac_digits == 0)
+        return false;
     std::string_view suffix = s.substr(i);
-    if (suffix.empty()) return true;
+    if (suffix.empty())
+        return true;
     for (std::string_view known : {"Ki", "Mi", "Gi", "Ti", "Pi", "Ei", "m", "k", "M", "G", "T", "P", "E"}) {
-        if (suffix == known) return true;
+        if (suffix == known)
+            return true;
     }
     if (suffix[0] == 'e' || suffix[0] == 'E') {
         std::size_t j = 1;
-        if (j < suffix.size() && (suffix[j] == '+' || suffix[j] == '-')) ++j;
-        if (j == suffix.size()) return false;
+        if (j < suffix.size() && (suffix[j] == '+' || suffix[j] == '-'))
+            ++j;
+        if (j == suffix.size())
+            return false;
         for (; j < suffix.size(); ++j) {
-            if (!is_digit(suffix[j])) return false;
+            if (!is_digit(suffix[j]))
+                return false;
         }
         return true;
     }
@@ -53,12 +62,14 @@ bool is_quantity(std::string_view s) noexcept {
 }
 
 quantity::quantity(std::string_view text) {
-    if (is_quantity(text)) text_ = std::string(text);
+    if (is_quantity(text))
+        text_ = std::string(text);
 }
 
 bool quantity::assign(const json::value& v) {
     if (const auto* s = v.if_string()) {
-        if (!is_quantity(*s)) return false;
+        if (!is_quantity(*s))
+            return false;
         text_.assign(s->data(), s->size());
         number_ = false;
         return true;
@@ -73,7 +84,7 @@ bool quantity::assign(const json::value& v) {
         std::array<char, 64> buf{};
         auto r = std::to_chars(buf.data(), buf.data() + buf.size(), v.get_double());
         text_.assign(buf.data(), r.ptr);
-        if (!is_quantity(text_)) {  // nan, inf
+        if (!is_quantity(text_)) { // nan, inf
             text_.clear();
             return false;
         }
@@ -84,19 +95,24 @@ bool quantity::assign(const json::value& v) {
 }
 
 json::value quantity::to_json() const {
-    if (empty()) return nullptr;  // unset (a required one); "" would not read back
+    if (empty())
+        return nullptr; // unset (a required one); "" would not read back
     if (number_) {
         std::int64_t i = 0;
         auto r = std::from_chars(text_.data(), text_.data() + text_.size(), i);
-        if (r.ec == std::errc() && r.ptr == text_.data() + text_.size()) return json::value(i);
+        if (r.ec == std::errc() && r.ptr == text_.data() + text_.size())
+            return json::value(i);
         double d = 0;
         auto rd = std::from_chars(text_.data(), text_.data() + text_.size(), d);
-        if (rd.ec == std::errc() && rd.ptr == text_.data() + text_.size()) return json::value(d);
+        if (rd.ec == std::errc() && rd.ptr == text_.data() + text_.size())
+            return json::value(d);
     }
     return json::value(text_);
 }
 
-void quantity::schema(json::object& s) { s["x-kubernetes-int-or-string"] = true; }
+void quantity::schema(json::object& s) {
+    s["x-kubernetes-int-or-string"] = true;
+}
 
 // --- int_or_string --------------------------------------------------------
 bool int_or_string::assign(const json::value& v) {
@@ -105,7 +121,8 @@ bool int_or_string::assign(const json::value& v) {
         return true;
     }
     std::int64_t i = 0;
-    if (integral(v, i) && i >= std::numeric_limits<std::int32_t>::min() && i <= std::numeric_limits<std::int32_t>::max()) {
+    if (integral(v, i) && i >= std::numeric_limits<std::int32_t>::min() &&
+        i <= std::numeric_limits<std::int32_t>::max()) {
         v_ = static_cast<std::int32_t>(i);
         return true;
     }
@@ -113,24 +130,32 @@ bool int_or_string::assign(const json::value& v) {
 }
 
 json::value int_or_string::to_json() const {
-    if (is_int()) return json::value(static_cast<std::int64_t>(int_value()));
-    if (is_string()) return json::value(string_value());
+    if (is_int())
+        return json::value(static_cast<std::int64_t>(int_value()));
+    if (is_string())
+        return json::value(string_value());
     return nullptr;
 }
 
-void int_or_string::schema(json::object& s) { s["x-kubernetes-int-or-string"] = true; }
+void int_or_string::schema(json::object& s) {
+    s["x-kubernetes-int-or-string"] = true;
+}
 
 // --- bytes ------------------------------------------------------------------
 bool bytes::assign(const json::value& v) {
     const auto* s = v.if_string();
-    if (!s) return false;
+    if (!s)
+        return false;
     auto raw = base64_decode(*s);
-    if (!raw) return false;
+    if (!raw)
+        return false;
     raw_ = std::move(*raw);
     return true;
 }
 
-json::value bytes::to_json() const { return json::value(base64_encode(raw_)); }
+json::value bytes::to_json() const {
+    return json::value(base64_encode(raw_));
+}
 
 void bytes::schema(json::object& s) {
     s["type"] = "string";

@@ -1,9 +1,9 @@
-#include <kcoro/core/yaml_writer.hpp>
-
 #include <kcoro/core/yaml.hpp>
+#include <kcoro/core/yaml_writer.hpp>
 
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
+
 #include <doctest/doctest.h>
 
 namespace json = boost::json;
@@ -20,21 +20,21 @@ void round_trips(std::string_view js) {
 } // namespace
 
 TEST_CASE("block mappings and sequences, in the object's order") {
-    auto v = json::parse(R"({"kind":"CustomResourceDefinition","spec":{"names":{"plural":"widgets","shortNames":["wd","w"]},
+    auto v = json::parse(
+        R"({"kind":"CustomResourceDefinition","spec":{"names":{"plural":"widgets","shortNames":["wd","w"]},
       "versions":[{"name":"v1","served":true,"subresources":{"status":{}}}]}})");
-    CHECK(kcoro::to_yaml(v) ==
-          "kind: CustomResourceDefinition\n"
-          "spec:\n"
-          "  names:\n"
-          "    plural: widgets\n"
-          "    shortNames:\n"
-          "      - wd\n"
-          "      - w\n"
-          "  versions:\n"
-          "    - name: v1\n"
-          "      served: true\n"
-          "      subresources:\n"
-          "        status: {}\n");
+    CHECK(kcoro::to_yaml(v) == "kind: CustomResourceDefinition\n"
+                               "spec:\n"
+                               "  names:\n"
+                               "    plural: widgets\n"
+                               "    shortNames:\n"
+                               "      - wd\n"
+                               "      - w\n"
+                               "  versions:\n"
+                               "    - name: v1\n"
+                               "      served: true\n"
+                               "      subresources:\n"
+                               "        status: {}\n");
 }
 
 TEST_CASE("strings a reader would take for something else are quoted") {
@@ -57,7 +57,8 @@ TEST_CASE("strings a reader would take for something else are quoted") {
 }
 
 TEST_CASE("scalars, nested sequences and empty collections read back the same") {
-    round_trips(R"({"a":null,"b":true,"c":-3,"d":1.5,"e":"True","f":"","g":{},"h":[],"i":[[1,2],[],[{"x":"y"}]],
+    round_trips(
+        R"({"a":null,"b":true,"c":-3,"d":1.5,"e":"True","f":"","g":{},"h":[],"i":[[1,2],[],[{"x":"y"}]],
       "j":"line1\nline2","k":"  padded ","l":"ünïcode","m":18446744073709551615,"n":"#not a comment",
       "o":".status.conditions[?(@.type==\"Ready\")].status","p":"^[^\\x00-\\x20]*$","q":[{"a":{"b":[1]}}]})");
     round_trips(R"([1,"two",{"three":3}])");

@@ -1,11 +1,6 @@
 // The typed GatewayInstance: its generated CRD loaded into kcoro-apiserver's
 // store (admission of valid and invalid instances, defaults), validate(),
 // and the typed round trip of what the server stores.
-#include "api/gateway_instance_types.hpp"
-
-#include "apiserver/store_test_support.hpp"
-#include "typed_samples.hpp"
-
 #include <kcoro/core/yaml.hpp>
 #include <kcoro/core/yaml_writer.hpp>
 #include <kcoro/typed/crd.hpp>
@@ -13,7 +8,12 @@
 
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
+
 #include <doctest/doctest.h>
+
+#include "api/gateway_instance_types.hpp"
+#include "apiserver/store_test_support.hpp"
+#include "typed_samples.hpp"
 
 using namespace gateway::v1alpha1;
 using namespace kcoro::apiserver;
@@ -33,18 +33,21 @@ struct fixture {
         auto yaml = kcoro::to_yaml(typed::crd<gateway_instance>());
         auto crd = kcoro::parse_yaml(yaml);
         REQUIRE(crd);
-        auto created = s.create(ctx_at(), kcoro::resources::customresourcedefinitions(), "", crd->as_object());
+        auto created =
+            s.create(ctx_at(), kcoro::resources::customresourcedefinitions(), "", crd->as_object());
         REQUIRE_MESSAGE(created, (created ? "" : status_message(created.error())));
     }
     kcoro::result<json::object> create(std::string_view name, std::string_view spec) {
-        auto o = obj(R"({"apiVersion":"gateway.kcoro.dev/v1alpha1","kind":"GatewayInstance","metadata":{},"spec":)" +
-                     std::string(spec) + "}");
+        auto o = obj(
+            R"({"apiVersion":"gateway.kcoro.dev/v1alpha1","kind":"GatewayInstance","metadata":{},"spec":)" +
+            std::string(spec) + "}");
         o["metadata"].as_object()["name"] = name;
         return s.create(ctx_at(), gis, "default", o);
     }
     std::string rejection(std::string_view spec) {
         auto r = create("bad", spec);
-        if (r) return "accepted";
+        if (r)
+            return "accepted";
         return status_message(r.error());
     }
 };
@@ -80,7 +83,7 @@ TEST_CASE("a minimal instance gets the schema's defaults, which the typed struct
     CHECK_FALSE(gi->metadata.uid.empty());
     CHECK_FALSE(gi->metadata.creation_timestamp.empty());
     CHECK(gi->spec.unknown.empty());
-    CHECK(typed::to_object(*gi) == *stored);  // nothing lost, nothing added
+    CHECK(typed::to_object(*gi) == *stored); // nothing lost, nothing added
 }
 
 TEST_CASE("a typed instance is accepted as it encodes") {
@@ -89,7 +92,7 @@ TEST_CASE("a typed instance is accepted as it encodes") {
     gi.metadata.name = "typed";
     gi.metadata.namespace_ = "default";
     gi.spec.image = "registry.example/gw@sha256:0123abcd";
-    gi.spec.replicas = 0;  // a value, written although it is zero
+    gi.spec.replicas = 0; // a value, written although it is zero
     gi.spec.type = service_type::load_balancer;
     gi.spec.resources.limits["cpu"] = typed::quantity("500m");
     gi.spec.env = {{"MODE", "demo", {}}, {"EMPTY", "", {}}};
@@ -103,26 +106,30 @@ TEST_CASE("a typed instance is accepted as it encodes") {
 TEST_CASE("the schema's bounds reject invalid instances with the server's messages") {
     fixture f;
     CHECK(f.rejection(R"({"image":"nginx","replicas":51})") ==
-          "GatewayInstance.gateway.kcoro.dev \"bad\" is invalid: spec.replicas: Invalid value: 51: spec.replicas in "
+          "GatewayInstance.gateway.kcoro.dev \"bad\" is invalid: spec.replicas: Invalid value: 51: "
+          "spec.replicas in "
           "body should be less than or equal to 50");
-    CHECK(f.rejection(R"({"image":"nginx","port":0})").find("spec.port in body should be greater than or equal to 1") !=
-          std::string::npos);
+    CHECK(f.rejection(R"({"image":"nginx","port":0})")
+              .find("spec.port in body should be greater than or equal to 1") != std::string::npos);
     CHECK(f.rejection(R"({"replicas":1})").find("spec.image: Required value") != std::string::npos);
-    CHECK(f.rejection(R"({"image":"nginx","serviceType":"Ingress"})").find("spec.serviceType: Unsupported value: \"Ingress\"") !=
-          std::string::npos);
-    CHECK(f.rejection(R"({"image":"nginx","replicas":"two"})").find("spec.replicas in body must be of type integer") !=
-          std::string::npos);
+    CHECK(f.rejection(R"({"image":"nginx","serviceType":"Ingress"})")
+              .find("spec.serviceType: Unsupported value: \"Ingress\"") != std::string::npos);
+    CHECK(f.rejection(R"({"image":"nginx","replicas":"two"})")
+              .find("spec.replicas in body must be of type integer") != std::string::npos);
     // The rules parse_spec enforced by hand are now patterns in the schema.
-    CHECK(f.rejection(R"({"image":"has space"})").find("spec.image in body should match") != std::string::npos);
+    CHECK(f.rejection(R"({"image":"has space"})").find("spec.image in body should match") !=
+          std::string::npos);
     CHECK(f.rejection(R"({"image":":tag"})").find("spec.image in body should match") != std::string::npos);
-    CHECK(f.rejection(R"({"image":"nginx","env":[{"name":"1BAD"}]})").find("spec.env[0].name in body should match") !=
-          std::string::npos);
-    CHECK(f.rejection(R"({"image":"nginx","env":[{"value":"x"}]})").find("spec.env[0].name: Required value") !=
-          std::string::npos);
+    CHECK(f.rejection(R"({"image":"nginx","env":[{"name":"1BAD"}]})")
+              .find("spec.env[0].name in body should match") != std::string::npos);
+    CHECK(
+        f.rejection(R"({"image":"nginx","env":[{"value":"x"}]})").find("spec.env[0].name: Required value") !=
+        std::string::npos);
     json::array many;
-    for (int i = 0; i < 65; ++i) many.push_back(json::object{{"name", "V" + std::to_string(i)}});
-    CHECK(f.rejection(R"({"image":"nginx","env":)" + json::serialize(many) + "}").find("spec.env: Too many: 65") !=
-          std::string::npos);
+    for (int i = 0; i < 65; ++i)
+        many.push_back(json::object{{"name", "V" + std::to_string(i)}});
+    CHECK(f.rejection(R"({"image":"nginx","env":)" + json::serialize(many) + "}")
+              .find("spec.env: Too many: 65") != std::string::npos);
     CHECK(f.rejection(R"({"image":"nginx","env":[{"name":"A.b-c_1"}]})") == "accepted");
 }
 
@@ -133,8 +140,8 @@ TEST_CASE("status: the typed status is accepted by the status subresource; bad c
     auto gi = typed::from_json<gateway_instance>(*stored).value();
     gi.status.observed_generation = gi.metadata.generation;
     gi.status.endpoint = "demo.default.svc:8080";
-    typed::set_condition(gi.status.conditions, {"Ready", "False", 1, {}, "WaitingForDeployment", "waiting", {}},
-                         t0());
+    typed::set_condition(gi.status.conditions,
+                         {"Ready", "False", 1, {}, "WaitingForDeployment", "waiting", {}}, t0());
     auto updated = f.s.update(ctx_at(), gis, "default", "demo", typed::to_object(gi), subresource::status);
     REQUIRE_MESSAGE(updated, (updated ? "" : status_message(updated.error())));
     auto back = typed::from_json<gateway_instance>(*updated).value();
@@ -152,7 +159,7 @@ TEST_CASE("status: the typed status is accepted by the status subresource; bad c
 TEST_CASE("validate: what the schema cannot say (duplicate env names) has a field path") {
     fixture f;
     auto stored = f.create("dup", R"({"image":"nginx","env":[{"name":"A"},{"name":"B"},{"name":"A"}]})");
-    REQUIRE(stored);  // admitted: the schema cannot see it
+    REQUIRE(stored); // admitted: the schema cannot see it
     auto gi = typed::decode_valid<gateway_instance>(*stored);
     REQUIRE_FALSE(gi.has_value());
     REQUIRE(gi.error().size() == 1);
@@ -160,7 +167,8 @@ TEST_CASE("validate: what the schema cannot say (duplicate env names) has a fiel
     CHECK(gi.error()[0].type == typed::field_error_type::duplicate);
     CHECK(typed::describe(gi.error()) == "spec.env[2].name: duplicate name \"A\"");
 
-    auto ok = typed::decode_valid<gateway_instance>(*f.create("ok", R"({"image":"nginx","env":[{"name":"A"}]})"));
+    auto ok =
+        typed::decode_valid<gateway_instance>(*f.create("ok", R"({"image":"nginx","env":[{"name":"A"}]})"));
     CHECK(ok.has_value());
 }
 

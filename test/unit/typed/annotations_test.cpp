@@ -1,10 +1,10 @@
 #include <kcoro/typed/annotations.hpp>
-
 #include <kcoro/typed/detail/names.hpp>
 #include <kcoro/typed/unknown_fields.hpp>
 
 #include <boost/describe/class.hpp>
 #include <boost/describe/enum.hpp>
+
 #include <doctest/doctest.h>
 
 #include <string>
@@ -21,7 +21,8 @@ struct s {
     typed::unknown_fields unknown;
 };
 BOOST_DESCRIBE_STRUCT(s, (), (service_type, namespace_, cluster_ip, x))
-KCORO_FIELDS(s, field("cluster_ip").name("clusterIP").description("d"), field("x").required().minimum(1).maximum(2))
+KCORO_FIELDS(s, field("cluster_ip").name("clusterIP").description("d"),
+             field("x").required().minimum(1).maximum(2))
 
 enum class e { cluster_ip, rolling_update, true_, a };
 BOOST_DESCRIBE_ENUM(e, cluster_ip, rolling_update, true_, a)
@@ -32,7 +33,7 @@ struct bad {
     typed::unknown_fields unknown;
 };
 BOOST_DESCRIBE_STRUCT(bad, (), (a))
-KCORO_FIELDS(bad, field("b"))  // names no member
+KCORO_FIELDS(bad, field("b")) // names no member
 
 struct clash {
     std::string a_b;
@@ -87,9 +88,20 @@ TEST_CASE("field builders chain and keep every fact") {
     CHECK(f.info.list_map_key_count == 1);
     CHECK(f.info.list_map_keys[0] == "name");
     CHECK(f.info.emit_empty);
-    constexpr auto g = field("s").one_of("True", "False", "Unknown").pattern("^x$").format("f").min_length(1)
-                           .max_length(3).exclusive_minimum(0).exclusive_maximum(9).default_json("\"True\"")
-                           .omit_empty().preserve_unknown_fields().min_properties(1).max_properties(2).defaulted();
+    constexpr auto g = field("s")
+                           .one_of("True", "False", "Unknown")
+                           .pattern("^x$")
+                           .format("f")
+                           .min_length(1)
+                           .max_length(3)
+                           .exclusive_minimum(0)
+                           .exclusive_maximum(9)
+                           .default_json("\"True\"")
+                           .omit_empty()
+                           .preserve_unknown_fields()
+                           .min_properties(1)
+                           .max_properties(2)
+                           .defaulted();
     CHECK(g.info.one_of_count == 3);
     CHECK(g.info.one_of[2] == "Unknown");
     CHECK(g.info.pattern == "^x$");

@@ -1,6 +1,7 @@
 #include <kcoro/typed/bytes.hpp>
 
 #include <boost/json/parse.hpp>
+
 #include <doctest/doctest.h>
 
 using kcoro::typed::bytes;

@@ -1,9 +1,9 @@
 #include <kcoro/typed/codec.hpp>
-
 #include <kcoro/typed/declare.hpp>
 
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
+
 #include <doctest/doctest.h>
 
 namespace json = boost::json;
@@ -61,8 +61,9 @@ struct all_types {
     friend bool operator==(const all_types&, const all_types&) = default;
 };
 BOOST_DESCRIBE_STRUCT(all_types, (),
-                      (text, flag, small, big, unsigned_, ratio, service, state, maybe, words, items, counts, nested,
-                       maybe_nested, raw, raw_object, raw_array, amount, port, since, blob, namespace_, cluster_ip))
+                      (text, flag, small, big, unsigned_, ratio, service, state, maybe, words, items, counts,
+                       nested, maybe_nested, raw, raw_object, raw_array, amount, port, since, blob,
+                       namespace_, cluster_ip))
 KCORO_FIELDS(all_types, field("cluster_ip").name("clusterIP"))
 
 struct defaults {
@@ -103,13 +104,11 @@ KCORO_RESOURCE(widget, resource("example.com", "v1", "Widget", "widgets"))
 
 namespace {
 
-template <class T>
-typed::decode_result<T> decode(std::string_view text) {
+template <class T> typed::decode_result<T> decode(std::string_view text) {
     return typed::from_json<T>(json::parse(text));
 }
 
-template <class T>
-std::string errors_of(std::string_view text) {
+template <class T> std::string errors_of(std::string_view text) {
     auto r = decode<T>(text);
     return r ? std::string("decoded") : typed::describe(r.error());
 }
@@ -209,15 +208,18 @@ TEST_CASE("unknown members are kept at every level and written back") {
 }
 
 TEST_CASE("present but empty members survive a round trip as they were") {
-    constexpr std::string_view text = R"({"text":"","words":[],"counts":{},"nested":{},"maybe":null,"since":null,
+    constexpr std::string_view text =
+        R"({"text":"","words":[],"counts":{},"nested":{},"maybe":null,"since":null,
       "rawObject":{},"amount":null})";
     auto r = decode<sample::all_types>(text);
     REQUIRE(r.has_value());
     auto expected = json::parse(text).as_object();
     // numbers, booleans and enums are always written
-    auto written = json::parse(R"({"flag":false,"small":0,"big":0,"unsigned":0,"ratio":0.0,"service":"ClusterIP",
+    auto written =
+        json::parse(R"({"flag":false,"small":0,"big":0,"unsigned":0,"ratio":0.0,"service":"ClusterIP",
                                    "state":"Pending"})");
-    for (auto& kv : written.as_object()) expected[kv.key()] = kv.value();
+    for (auto& kv : written.as_object())
+        expected[kv.key()] = kv.value();
     CHECK(typed::to_json(*r) == expected);
     // Once set, the member is written from the struct.
     auto v = *r;
@@ -252,18 +254,21 @@ TEST_CASE("a resource writes apiVersion and kind first, and checks them when pre
     auto ok = decode<sample::widget>(R"({"apiVersion":"example.com/v1","kind":"Widget","size":"M"})");
     REQUIRE(ok.has_value());
     CHECK(ok->unknown.empty());
-    CHECK(decode<sample::widget>(R"({"size":"M"})").has_value());  // list items lack them
+    CHECK(decode<sample::widget>(R"({"size":"M"})").has_value()); // list items lack them
     CHECK(errors_of<sample::widget>(R"({"apiVersion":"example.com/v2","kind":"Gadget"})") ==
-          "apiVersion: expected \"example.com/v1\", got \"example.com/v2\"; kind: expected \"Widget\", got \"Gadget\"");
+          "apiVersion: expected \"example.com/v1\", got \"example.com/v2\"; kind: expected \"Widget\", got "
+          "\"Gadget\"");
     CHECK(errors_of<sample::widget>(R"({"kind":7})") == "kind: expected \"Widget\", got 7");
 }
 
 TEST_CASE("errors name the path and what was expected") {
     CHECK(errors_of<sample::all_types>(R"({"small":"two"})") == "small: expected an integer, got \"two\"");
-    CHECK(errors_of<sample::all_types>(R"({"small":3000000000})") == "small: expected a 32-bit integer, got 3000000000");
+    CHECK(errors_of<sample::all_types>(R"({"small":3000000000})") ==
+          "small: expected a 32-bit integer, got 3000000000");
     CHECK(errors_of<sample::all_types>(R"({"small":1.5})") == "small: expected an integer, got 1.5E0");
     CHECK(errors_of<sample::all_types>(R"({"small":3.0})") == "decoded");
-    CHECK(errors_of<sample::all_types>(R"({"unsigned":-1})") == "unsigned: expected an unsigned 32-bit integer, got -1");
+    CHECK(errors_of<sample::all_types>(R"({"unsigned":-1})") ==
+          "unsigned: expected an unsigned 32-bit integer, got -1");
     CHECK(errors_of<sample::all_types>(R"({"big":18446744073709551615})") ==
           "big: expected an integer, got 18446744073709551615");
     CHECK(errors_of<sample::all_types>(R"({"text":5})") == "text: expected a string, got 5");
@@ -275,17 +280,21 @@ TEST_CASE("errors name the path and what was expected") {
           "service: expected one of ClusterIP, NodePort, LoadBalancer, got 1");
     CHECK(errors_of<sample::all_types>(R"({"words":"a"})") == "words: expected a list, got \"a\"");
     CHECK(errors_of<sample::all_types>(R"({"words":["a",2]})") == "words[1]: expected a string, got 2");
-    CHECK(errors_of<sample::all_types>(R"({"items":[{},{"count":[]}]})") == "items[1].count: expected an integer, got a list");
-    CHECK(errors_of<sample::all_types>(R"({"counts":{"app":"x"}})") == "counts[app]: expected an integer, got \"x\"");
+    CHECK(errors_of<sample::all_types>(R"({"items":[{},{"count":[]}]})") ==
+          "items[1].count: expected an integer, got a list");
+    CHECK(errors_of<sample::all_types>(R"({"counts":{"app":"x"}})") ==
+          "counts[app]: expected an integer, got \"x\"");
     CHECK(errors_of<sample::all_types>(R"({"counts":[]})") == "counts: expected an object, got a list");
     CHECK(errors_of<sample::all_types>(R"({"nested":"n"})") == "nested: expected an object, got \"n\"");
     CHECK(errors_of<sample::all_types>(R"({"maybeNested":{"note":false}})") ==
           "maybeNested.note: expected a string, got false");
-    CHECK(errors_of<sample::all_types>(R"({"rawObject":[1]})") == "rawObject: expected an object, got a list");
+    CHECK(errors_of<sample::all_types>(R"({"rawObject":[1]})") ==
+          "rawObject: expected an object, got a list");
     CHECK(errors_of<sample::all_types>(R"({"rawArray":{}})") == "rawArray: expected a list, got an object");
     CHECK(errors_of<sample::all_types>(R"({"amount":"lots"})") ==
           "amount: expected a quantity (such as 500m or 1Gi), got \"lots\"");
-    CHECK(errors_of<sample::all_types>(R"({"port":true})") == "port: expected an integer or a string, got true");
+    CHECK(errors_of<sample::all_types>(R"({"port":true})") ==
+          "port: expected an integer or a string, got true");
     CHECK(errors_of<sample::all_types>(R"({"since":"yesterday"})") ==
           "since: expected an RFC 3339 time, got \"yesterday\"");
     CHECK(errors_of<sample::all_types>(R"({"blob":"%%%"})") == "blob: expected base64 data, got \"%%%\"");
@@ -298,9 +307,11 @@ TEST_CASE("errors name the path and what was expected") {
 
 TEST_CASE("every error is reported, in document order, up to a bound") {
     CHECK(errors_of<sample::all_types>(R"({"text":1,"flag":2,"items":[{"name":3}]})") ==
-          "text: expected a string, got 1; flag: expected a boolean, got 2; items[0].name: expected a string, got 3");
+          "text: expected a string, got 1; flag: expected a boolean, got 2; items[0].name: expected a "
+          "string, got 3");
     json::array many;
-    for (int i = 0; i < 100; ++i) many.emplace_back(i);
+    for (int i = 0; i < 100; ++i)
+        many.emplace_back(i);
     json::object o{{"words", many}};
     auto r = typed::from_json<sample::all_types>(o);
     REQUIRE_FALSE(r.has_value());
@@ -319,9 +330,10 @@ TEST_CASE("a part of an object decodes with its paths prefixed") {
 TEST_CASE("decode() goes as far as it can: failed members keep their defaults") {
     sample::all_types v;
     v.text = "stale";
-    auto errors = typed::decode(json::parse(R"({"small":"two","items":[{"name":"ok","count":"bad"}],"big":5})"), v);
+    auto errors =
+        typed::decode(json::parse(R"({"small":"two","items":[{"name":"ok","count":"bad"}],"big":5})"), v);
     REQUIRE(errors.size() == 2);
-    CHECK(v.text.empty());  // reset first
+    CHECK(v.text.empty()); // reset first
     CHECK(v.big == 5);
     CHECK(v.small == 0);
     CHECK(v.items.at(0).name == "ok");

@@ -1,8 +1,8 @@
+#include <kcoro/typed/codec.hpp>
 #include <kcoro/typed/condition.hpp>
 
-#include <kcoro/typed/codec.hpp>
-
 #include <boost/json/parse.hpp>
+
 #include <doctest/doctest.h>
 
 using namespace std::chrono_literals;
@@ -55,8 +55,10 @@ TEST_CASE("an explicit transition time is used, as meta.SetStatusCondition does"
 }
 
 TEST_CASE("an entry read without a transition time gets one, without being a transition") {
-    auto list = from_json<std::vector<condition>>(json::parse(R"([{"type":"Ready","status":"True","reason":"R",
-      "message":"m"}])")).value();
+    auto list =
+        from_json<std::vector<condition>>(json::parse(R"([{"type":"Ready","status":"True","reason":"R",
+      "message":"m"}])"))
+            .value();
     CHECK(set_condition(list, c("Ready", "True", "R", "m", 0), t1));
     CHECK(list[0].last_transition_time.str() == "2026-11-29T10:00:00Z");
     CHECK_FALSE(set_condition(list, c("Ready", "True", "R", "m", 0), t2));

@@ -1,9 +1,9 @@
 #include <kcoro/typed/crd.hpp>
-
 #include <kcoro/typed/declare.hpp>
 
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
+
 #include <doctest/doctest.h>
 
 namespace typed = kcoro::typed;
@@ -23,9 +23,10 @@ struct thing {
     typed::unknown_fields unknown;
 };
 BOOST_DESCRIBE_STRUCT(thing, (), (metadata, spec))
-KCORO_RESOURCE(thing, resource("example.com", "v1beta1", "Thing", "things")
-                          .cluster_scoped()
-                          .column(typed::printer_column{"Size", "integer", ".spec.size", "the size", "int32", 1}))
+KCORO_RESOURCE(thing,
+               resource("example.com", "v1beta1", "Thing", "things")
+                   .cluster_scoped()
+                   .column(typed::printer_column{"Size", "integer", ".spec.size", "the size", "int32", 1}))
 
 struct widget {
     typed::object_meta metadata;

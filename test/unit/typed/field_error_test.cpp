@@ -1,11 +1,11 @@
 #include <kcoro/typed/field_error.hpp>
 
+#include <boost/system/result.hpp>
+
 #include <doctest/doctest.h>
 
 #include <sstream>
 #include <stdexcept>
-
-#include <boost/system/result.hpp>
 
 using namespace kcoro::typed;
 
@@ -39,7 +39,8 @@ TEST_CASE("field_path builds apimachinery's notation") {
 }
 
 TEST_CASE("as a kcoro::error: decode_error with the context") {
-    auto e = to_error({{"spec.port", field_error_type::invalid, "expected an integer, got true"}}, "GatewayInstance ns/x");
+    auto e = to_error({{"spec.port", field_error_type::invalid, "expected an integer, got true"}},
+                      "GatewayInstance ns/x");
     CHECK(e.code() == kcoro::kcoro_errc::decode_error);
     CHECK(e.message() == "GatewayInstance ns/x: spec.port: expected an integer, got true");
     CHECK(to_error({{"a", field_error_type::invalid, "b"}}, "").message() == "a: b");

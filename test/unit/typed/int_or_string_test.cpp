@@ -1,6 +1,7 @@
 #include <kcoro/typed/int_or_string.hpp>
 
 #include <boost/json/parse.hpp>
+
 #include <doctest/doctest.h>
 
 using kcoro::typed::int_or_string;

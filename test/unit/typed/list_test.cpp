@@ -1,9 +1,9 @@
-#include <kcoro/typed/list.hpp>
-
 #include <kcoro/typed/codec.hpp>
+#include <kcoro/typed/list.hpp>
 #include <kcoro/typed/object_meta.hpp>
 
 #include <boost/json/parse.hpp>
+
 #include <doctest/doctest.h>
 
 namespace typed = kcoro::typed;

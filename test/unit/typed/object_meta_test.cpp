@@ -1,8 +1,8 @@
+#include <kcoro/typed/codec.hpp>
 #include <kcoro/typed/object_meta.hpp>
 
-#include <kcoro/typed/codec.hpp>
-
 #include <boost/json/parse.hpp>
+
 #include <doctest/doctest.h>
 
 namespace typed = kcoro::typed;
@@ -91,6 +91,7 @@ TEST_CASE("controller owner references") {
     CHECK(ref.kind == "GatewayInstance");
     CHECK(ref.controller == true);
     CHECK(ref.block_owner_deletion == true);
-    CHECK(typed::to_json(ref) == json::parse(R"({"apiVersion":"gateway.kcoro.dev/v1alpha1","kind":"GatewayInstance",
+    CHECK(typed::to_json(ref) ==
+          json::parse(R"({"apiVersion":"gateway.kcoro.dev/v1alpha1","kind":"GatewayInstance",
       "name":"gi","uid":"u-9","controller":true,"blockOwnerDeletion":true})"));
 }

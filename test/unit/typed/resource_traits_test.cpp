@@ -1,6 +1,5 @@
-#include <kcoro/typed/resource_traits.hpp>
-
 #include <kcoro/typed/declare.hpp>
+#include <kcoro/typed/resource_traits.hpp>
 
 #include <doctest/doctest.h>
 

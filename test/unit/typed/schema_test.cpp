@@ -1,9 +1,9 @@
-#include <kcoro/typed/schema.hpp>
-
 #include <kcoro/typed/declare.hpp>
+#include <kcoro/typed/schema.hpp>
 
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
+
 #include <doctest/doctest.h>
 
 namespace typed = kcoro::typed;
@@ -45,8 +45,8 @@ struct all {
     typed::unknown_fields unknown;
 };
 BOOST_DESCRIBE_STRUCT(all, (),
-                      (text, flag, i32, i64, u16, d, m, maybe, words, leaves, counts, any, obj, arr, q, ios, when,
-                       blob, meta, status))
+                      (text, flag, i32, i64, u16, d, m, maybe, words, leaves, counts, any, obj, arr, q, ios,
+                       when, blob, meta, status))
 KCORO_FIELDS(all, field("text").description("Some text.").min_length(1).max_length(8).format("hostname"),
              field("flag").defaulted(), field("i32").defaulted().exclusive_minimum(0).maximum(9),
              field("m").defaulted(), field("maybe").default_json("7"),

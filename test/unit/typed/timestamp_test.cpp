@@ -1,6 +1,7 @@
 #include <kcoro/typed/timestamp.hpp>
 
 #include <boost/json/parse.hpp>
+
 #include <doctest/doctest.h>
 
 using namespace kcoro::typed;

@@ -1,8 +1,8 @@
+#include <kcoro/typed/declare.hpp>
 #include <kcoro/typed/validation.hpp>
 
-#include <kcoro/typed/declare.hpp>
-
 #include <boost/json/parse.hpp>
+
 #include <doctest/doctest.h>
 
 namespace typed = kcoro::typed;

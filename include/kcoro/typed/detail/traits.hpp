@@ -19,23 +19,16 @@
 
 namespace kcoro::typed::detail {
 
-template <class T>
-inline constexpr bool always_false = false;
+template <class T> inline constexpr bool always_false = false;
 
-template <class T>
-struct is_optional : std::false_type {};
-template <class T>
-struct is_optional<std::optional<T>> : std::true_type {};
+template <class T> struct is_optional : std::false_type {};
+template <class T> struct is_optional<std::optional<T>> : std::true_type {};
 
-template <class T>
-struct is_vector : std::false_type {};
-template <class T, class A>
-struct is_vector<std::vector<T, A>> : std::true_type {};
+template <class T> struct is_vector : std::false_type {};
+template <class T, class A> struct is_vector<std::vector<T, A>> : std::true_type {};
 
-template <class T>
-struct is_string_map : std::false_type {};
-template <class V, class C, class A>
-struct is_string_map<std::map<std::string, V, C, A>> : std::true_type {};
+template <class T> struct is_string_map : std::false_type {};
+template <class V, class C, class A> struct is_string_map<std::map<std::string, V, C, A>> : std::true_type {};
 
 /// A small type that maps to one JSON value by itself (quantity, timestamp, ...).
 template <class T>
@@ -61,10 +54,12 @@ concept has_unknown_fields = requires(T& t) {
 
 /// A described struct that is a resource (KCORO_RESOURCE).
 template <class T>
-concept resource_type = described_struct<T> && requires { kcoro_resource(static_cast<T*>(nullptr)); };
+concept resource_type = described_struct<T> && requires {
+    kcoro_resource(static_cast<T*>(nullptr));
+};
 
 template <class T>
 concept raw_json = std::same_as<T, boost::json::value> || std::same_as<T, boost::json::object> ||
-                   std::same_as<T, boost::json::array>;
+    std::same_as<T, boost::json::array>;
 
 } // namespace kcoro::typed::detail

@@ -18,7 +18,7 @@ struct rolling_update_deployment {
 BOOST_DESCRIBE_STRUCT(rolling_update_deployment, (), (max_unavailable, max_surge))
 
 struct deployment_strategy {
-    std::string type;  // RollingUpdate, Recreate
+    std::string type; // RollingUpdate, Recreate
     std::optional<rolling_update_deployment> rolling_update;
     typed::unknown_fields unknown;
     friend bool operator==(const deployment_strategy&, const deployment_strategy&) = default;
@@ -26,7 +26,7 @@ struct deployment_strategy {
 BOOST_DESCRIBE_STRUCT(deployment_strategy, (), (type, rolling_update))
 
 struct deployment_spec {
-    std::optional<std::int32_t> replicas;  // the server defaults it to 1
+    std::optional<std::int32_t> replicas; // the server defaults it to 1
     label_selector selector;
     pod_template_spec template_;
     deployment_strategy strategy;
@@ -38,8 +38,8 @@ struct deployment_spec {
     friend bool operator==(const deployment_spec&, const deployment_spec&) = default;
 };
 BOOST_DESCRIBE_STRUCT(deployment_spec, (),
-                      (replicas, selector, template_, strategy, min_ready_seconds, revision_history_limit, paused,
-                       progress_deadline_seconds))
+                      (replicas, selector, template_, strategy, min_ready_seconds, revision_history_limit,
+                       paused, progress_deadline_seconds))
 KCORO_FIELDS(deployment_spec, field("selector").required(), field("template_").required())
 
 struct deployment_condition {

@@ -40,7 +40,7 @@ struct event {
     object_reference regarding;
     std::optional<object_reference> related;
     std::string note;
-    std::string type;  // Normal, Warning
+    std::string type; // Normal, Warning
     boost::json::object deprecated_source;
     typed::timestamp deprecated_first_timestamp;
     typed::timestamp deprecated_last_timestamp;

@@ -7,7 +7,7 @@ namespace kcoro::k8s {
 
 struct label_selector_requirement {
     std::string key;
-    std::string operator_;  // In, NotIn, Exists, DoesNotExist
+    std::string operator_; // In, NotIn, Exists, DoesNotExist
     std::vector<std::string> values;
     typed::unknown_fields unknown;
     friend bool operator==(const label_selector_requirement&, const label_selector_requirement&) = default;

@@ -15,7 +15,7 @@ struct namespace_spec {
 BOOST_DESCRIBE_STRUCT(namespace_spec, (), (finalizers))
 
 struct namespace_status {
-    std::string phase;  // Active, Terminating
+    std::string phase; // Active, Terminating
     std::vector<boost::json::object> conditions;
     typed::unknown_fields unknown;
     friend bool operator==(const namespace_status&, const namespace_status&) = default;

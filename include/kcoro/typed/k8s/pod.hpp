@@ -14,7 +14,7 @@ namespace kcoro::k8s {
 struct env_var {
     std::string name;
     std::string value;
-    boost::json::object value_from;  // secretKeyRef, configMapKeyRef, fieldRef, ...
+    boost::json::object value_from; // secretKeyRef, configMapKeyRef, fieldRef, ...
     typed::unknown_fields unknown;
     friend bool operator==(const env_var&, const env_var&) = default;
 };
@@ -24,8 +24,8 @@ KCORO_FIELDS(env_var, field("name").required())
 struct container_port {
     std::string name;
     std::optional<std::int32_t> host_port;
-    std::int32_t container_port_ = 0;  // a member cannot share its struct's name
-    std::string protocol;  // TCP (the server's default), UDP, SCTP
+    std::int32_t container_port_ = 0; // a member cannot share its struct's name
+    std::string protocol;             // TCP (the server's default), UDP, SCTP
     std::string host_ip;
     typed::unknown_fields unknown;
     friend bool operator==(const container_port&, const container_port&) = default;
@@ -102,8 +102,9 @@ struct probe {
     friend bool operator==(const probe&, const probe&) = default;
 };
 BOOST_DESCRIBE_STRUCT(probe, (),
-                      (exec, http_get, tcp_socket, grpc, initial_delay_seconds, timeout_seconds, period_seconds,
-                       success_threshold, failure_threshold, termination_grace_period_seconds))
+                      (exec, http_get, tcp_socket, grpc, initial_delay_seconds, timeout_seconds,
+                       period_seconds, success_threshold, failure_threshold,
+                       termination_grace_period_seconds))
 
 struct container {
     std::string name;
@@ -128,9 +129,10 @@ struct container {
     friend bool operator==(const container&, const container&) = default;
 };
 BOOST_DESCRIBE_STRUCT(container, (),
-                      (name, image, command, args, working_dir, ports, env_from, env, resources, volume_mounts,
-                       liveness_probe, readiness_probe, startup_probe, lifecycle, termination_message_path,
-                       termination_message_policy, image_pull_policy, security_context))
+                      (name, image, command, args, working_dir, ports, env_from, env, resources,
+                       volume_mounts, liveness_probe, readiness_probe, startup_probe, lifecycle,
+                       termination_message_path, termination_message_policy, image_pull_policy,
+                       security_context))
 KCORO_FIELDS(container, field("name").required())
 
 /// A volume: its name typed, its source (configMap, secret, emptyDir, ...) kept as it is.

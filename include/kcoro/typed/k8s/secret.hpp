@@ -12,7 +12,7 @@ struct secret {
     std::optional<bool> immutable;
     std::map<std::string, typed::bytes> data;
     std::map<std::string, std::string> string_data;
-    std::string type;  // Opaque, kubernetes.io/tls, ...: open
+    std::string type; // Opaque, kubernetes.io/tls, ...: open
     typed::unknown_fields unknown;
     friend bool operator==(const secret&, const secret&) = default;
 };

@@ -26,7 +26,7 @@ struct service_spec {
     std::map<std::string, std::string> selector;
     std::string cluster_ip;
     std::vector<std::string> cluster_ips;
-    std::string type;  // ClusterIP, NodePort, LoadBalancer, ExternalName
+    std::string type; // ClusterIP, NodePort, LoadBalancer, ExternalName
     std::vector<std::string> external_ips;
     std::string session_affinity;
     std::string load_balancer_ip;
@@ -47,8 +47,8 @@ struct service_spec {
 BOOST_DESCRIBE_STRUCT(service_spec, (),
                       (ports, selector, cluster_ip, cluster_ips, type, external_ips, session_affinity,
                        load_balancer_ip, load_balancer_source_ranges, external_name, external_traffic_policy,
-                       health_check_node_port, publish_not_ready_addresses, session_affinity_config, ip_families,
-                       ip_family_policy, allocate_load_balancer_node_ports, load_balancer_class,
+                       health_check_node_port, publish_not_ready_addresses, session_affinity_config,
+                       ip_families, ip_family_policy, allocate_load_balancer_node_ports, load_balancer_class,
                        internal_traffic_policy))
 KCORO_FIELDS(service_spec, field("cluster_ip").name("clusterIP"), field("cluster_ips").name("clusterIPs"),
              field("external_ips").name("externalIPs"), field("load_balancer_ip").name("loadBalancerIP"))

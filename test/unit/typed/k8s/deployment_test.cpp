@@ -1,13 +1,13 @@
 // apps/v1 Deployment, with the pod template (pod.hpp) and label selector it uses.
-#include <kcoro/typed/k8s/deployment.hpp>
-
-#include "typed_samples.hpp"
-
 #include <kcoro/typed/codec.hpp>
+#include <kcoro/typed/k8s/deployment.hpp>
 
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
+
 #include <doctest/doctest.h>
+
+#include "typed_samples.hpp"
 
 namespace typed = kcoro::typed;
 namespace k8s = kcoro::k8s;
@@ -32,11 +32,11 @@ TEST_CASE("a real server's Deployment decodes and round-trips exactly") {
     CHECK(c.liveness_probe->http_get->port.string_value() == "http");
     CHECK(c.readiness_probe->tcp_socket->port.int_value() == 8080);
     CHECK(c.volume_mounts.at(0).read_only == true);
-    CHECK(c.unknown.contains("resizePolicy"));  // not declared, kept
+    CHECK(c.unknown.contains("resizePolicy")); // not declared, kept
     CHECK(pod.volumes.at(0).unknown.contains("configMap"));
     CHECK(pod.unknown.contains("topologySpreadConstraints"));
     CHECK(pod.unknown.contains("serviceAccount"));
-    CHECK(pod.unknown.at("securityContext") == json::object{});  // present but empty, kept as it was
+    CHECK(pod.unknown.at("securityContext") == json::object{}); // present but empty, kept as it was
     CHECK(d->spec.template_.metadata.unknown.at("creationTimestamp").is_null());
     CHECK(d->status.available_replicas == 2);
     CHECK(d->status.conditions.at(1).reason == "NewReplicaSetAvailable");

@@ -1,11 +1,11 @@
+#include <kcoro/typed/codec.hpp>
 #include <kcoro/typed/k8s/namespace.hpp>
 
-#include "typed_samples.hpp"
-
-#include <kcoro/typed/codec.hpp>
-
 #include <boost/json/parse.hpp>
+
 #include <doctest/doctest.h>
+
+#include "typed_samples.hpp"
 
 namespace typed = kcoro::typed;
 namespace json = boost::json;
