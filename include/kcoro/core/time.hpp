@@ -16,7 +16,8 @@ using wall_time = std::chrono::system_clock::time_point;
 std::string format_rfc3339(wall_time t);
 /// RFC 3339 with microseconds, as metav1.MicroTime (leases, events.k8s.io).
 std::string format_rfc3339_micro(wall_time t);
-/// Parses "YYYY-MM-DDTHH:MM:SS[.frac](Z|±HH:MM)"; nullopt when malformed.
+/// Parses "YYYY-MM-DDTHH:MM:SS[.frac](Z|±HH:MM)"; nullopt when malformed, or
+/// outside the years 1678 to 2261 that a wall_time (nanoseconds) can hold.
 std::optional<wall_time> parse_rfc3339(std::string_view s);
 
 } // namespace kcoro

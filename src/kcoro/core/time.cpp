@@ -60,6 +60,11 @@ std::optional<wall_time> parse_rfc3339(std::string_view s) {
     if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || sec > 60) {
         return std::nullopt;
     }
+    // system_clock counts nanoseconds in 64 bits: 1677-09-21 to 2262-04-11.
+    // Outside that the conversion below would overflow (undefined behaviour).
+    if (y < 1678 || y > 2261) {
+        return std::nullopt;
+    }
     std::size_t pos = 19;
     std::chrono::nanoseconds frac{0};
     if (pos < s.size() && s[pos] == '.') {

@@ -1,5 +1,9 @@
 #include <kcoro/runtime/conditions.hpp>
 
+#include <kcoro/core/condition_update.hpp>
+
+#include <optional>
+
 namespace kcoro::runtime {
 
 namespace json = boost::json;
@@ -11,7 +15,15 @@ std::string_view str_of(const json::object& o, std::string_view key) noexcept {
     return v && v->is_string() ? std::string_view(v->get_string()) : std::string_view();
 }
 
-std::int64_t int_of(const json::object& o, std::string_view key) noexcept {
+std::optional<std::string_view> opt_str(const json::object& o, std::string_view key) noexcept {
+    const auto* v = o.if_contains(key);
+    if (!v) {
+        return std::nullopt;
+    }
+    return v->is_string() ? std::string_view(v->get_string()) : std::string_view();
+}
+
+std::optional<std::int64_t> opt_int(const json::object& o, std::string_view key) noexcept {
     const auto* v = o.if_contains(key);
     if (v && v->is_int64()) {
         return v->get_int64();
@@ -19,16 +31,7 @@ std::int64_t int_of(const json::object& o, std::string_view key) noexcept {
     if (v && v->is_uint64()) {
         return static_cast<std::int64_t>(v->get_uint64());
     }
-    return 0;
-}
-
-// Updates one string field; true when it changed.
-bool set_string(json::object& o, std::string_view key, std::string_view value) {
-    if (str_of(o, key) == value && o.contains(key)) {
-        return false;
-    }
-    o[key] = value;
-    return true;
+    return std::nullopt;
 }
 
 } // namespace
@@ -39,23 +42,15 @@ bool set_condition(json::array& conditions, const condition& c, wall_time now) {
             continue;
         }
         auto& o = v.as_object();
-        bool changed = false;
-        if (str_of(o, "status") != c.status) {
-            o["status"] = c.status;
-            o["lastTransitionTime"] = format_rfc3339(now);
-            changed = true;
-        } else if (str_of(o, "lastTransitionTime").empty()) {
-            // A malformed entry without a time gets one; not a transition.
-            o["lastTransitionTime"] = format_rfc3339(now);
-            changed = true;
-        }
-        changed |= set_string(o, "reason", c.reason);
-        changed |= set_string(o, "message", c.message);
-        if (int_of(o, "observedGeneration") != c.observed_generation || !o.contains("observedGeneration")) {
-            o["observedGeneration"] = c.observed_generation;
-            changed = true;
-        }
-        return changed;
+        condition_view current{opt_str(o, "status"), opt_str(o, "reason"), opt_str(o, "message"),
+                               opt_str(o, "lastTransitionTime"), opt_int(o, "observedGeneration")};
+        auto u = plan_condition_update(current, c.status, c.reason, c.message, c.observed_generation);
+        if (u.status) o["status"] = c.status;
+        if (u.last_transition_time) o["lastTransitionTime"] = format_rfc3339(now);
+        if (u.reason) o["reason"] = c.reason;
+        if (u.message) o["message"] = c.message;
+        if (u.observed_generation) o["observedGeneration"] = c.observed_generation;
+        return u.any();
     }
     json::object o;
     o["type"] = c.type;

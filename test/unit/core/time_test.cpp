@@ -22,3 +22,11 @@ TEST_CASE("malformed timestamps are rejected") {
         CHECK_MESSAGE(!parse_rfc3339(s), s);
     }
 }
+
+TEST_CASE("years a wall_time cannot hold are rejected, not overflowed") {
+    CHECK(parse_rfc3339("1678-01-01T00:00:00Z"));
+    CHECK(parse_rfc3339("2261-12-31T23:59:59Z"));
+    for (auto s : {"2426-03-02T09:14:07Z", "9999-12-31T23:59:59Z", "0001-01-01T00:00:00Z", "1677-01-01T00:00:00Z"}) {
+        CHECK_MESSAGE(!parse_rfc3339(s), s);
+    }
+}
