@@ -5,6 +5,7 @@
 #include <kcoro/io/certs.hpp>
 #include <kcoro/io/http_server.hpp>
 #include <kcoro/io/tls.hpp>
+#include <kcoro/server/bind_address.hpp>
 #include <kcoro/server/metrics_auth.hpp>
 #include <kcoro/server/metrics_handler.hpp>
 
@@ -42,29 +43,19 @@ result<tcp::endpoint> parse_bind_address(std::string_view address) {
         return error(kcoro_errc::invalid_config,
                      "bind address \"" + std::string(address) + "\": " + std::string(why));
     };
-    auto colon = address.rfind(':');
-    if (colon == std::string_view::npos) return bad("want \":port\" or \"host:port\"");
-    auto host = address.substr(0, colon);
-    auto port_text = address.substr(colon + 1);
-    unsigned port = 0;
-    if (port_text.empty() || port_text.size() > 5) return bad("bad port");
-    for (char ch : port_text) {
-        if (ch < '0' || ch > '9') return bad("bad port");
-        port = port * 10 + static_cast<unsigned>(ch - '0');
-    }
-    if (port > 65535) return bad("port out of range");
-    if (host.size() >= 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+    auto parts = split_bind_address(address);  // the one parser of the flag's text
+    if (!parts) return bad(parts.error().message());
     asio::ip::address addr;
-    if (host.empty()) {
+    if (parts->host.empty()) {
         addr = asio::ip::address_v6::any();
-    } else if (host == "localhost") {
+    } else if (parts->host == "localhost") {
         addr = asio::ip::address_v4::loopback();
     } else {
         boost::system::error_code ec;
-        addr = asio::ip::make_address(std::string(host), ec);
+        addr = asio::ip::make_address(parts->host, ec);
         if (ec) return bad("host must be an IP address or localhost");
     }
-    return tcp::endpoint(addr, static_cast<unsigned short>(port));
+    return tcp::endpoint(addr, parts->port);
 }
 
 namespace {
