@@ -275,31 +275,8 @@ struct manager::impl {
     asio::awaitable<void> reap();
 };
 
-// ----------------------------------------------------------------------------
-// THE START ORDER (controller-runtime's pkg/manager/internal.go, Start):
-//
-//  1. metrics server, probe server, liveness watchdog: up first, so a slow
-//     cache sync is visible (readyz fails with "informers" until synced,
-//     healthz passes) and scrapes work from the start;
-//  2. every runnable that does not need leader election: the informer
-//     factory (watches start), the event recorders, caches and webhooks;
-//  3. wait until every informer synced (bounded by cache_sync_timeout); the
-//     readiness check "informers" then passes. A standby replica is ready:
-//     readiness never depends on leadership;
-//  4. leader election, when --leader-elect; otherwise this replica leads;
-//  5. the leader-gated runnables (controllers), once leading.
-// Then wait for a stop request (signal, request_stop) or leadership loss.
-//
-// THE STOP ORDER (shut_down):
-//  a. leader-gated runnables: stop() (no new work) and, on leadership loss,
-//     cancelled at once;
-//  b. wait for their in-flight work (deadline: --graceful-shutdown-timeout);
-//  c. leader election: stop(), releasing the lease when configured (only
-//     now, so no write can follow the release);
-//  d. the other runnables (event recorders flush, informers stop);
-//  e. past the deadline: everything left is cancelled, exit code 1;
-//  f. the servers and the watchdog stop.
-// ----------------------------------------------------------------------------
+// The start order (1-5) and the stop order (a-f) are written out once, in
+// include/kcoro/server/manager.hpp; run() and shut_down() follow them.
 asio::awaitable<int> manager::impl::run() {
     running = true;
     auto ex = co_await asio::this_coro::executor;
