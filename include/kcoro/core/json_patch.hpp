@@ -53,7 +53,8 @@ std::string escape_json_pointer_token(std::string_view token);
 /// "/metadata/labels/a~1b".
 std::string make_json_pointer(std::initializer_list<std::string_view> tokens);
 
-/// The value a pointer designates, nullptr when absent or malformed.
+/// The value a pointer designates, nullptr when absent or malformed (RFC 6901
+/// as Boost.JSON's find_pointer reads it: no negative or leading-zero indices).
 const boost::json::value* find_json_pointer(const boost::json::value& doc, std::string_view pointer);
 
 /// Apply a patch (an array of operations) to a copy of `doc`, atomically: on

@@ -1,29 +1,32 @@
-// A YAML reader for the subset Kubernetes users write: kubeconfigs (kubectl,
-// kind, cloud CLIs), manifests and CRDs. Output is Boost.JSON, the form every
-// other kcoro layer works with.
+// The YAML reader for kubeconfigs, manifests and CRDs: libyaml's parser
+// (YAML 1.1 syntax, the C library kubectl's go-yaml was ported from) driven
+// into Boost.JSON, the form every other kcoro layer works with.
 //
-// Supported:
-//  - block mappings and sequences, including the compact `- key: v` form and
-//    sequences indented at the same level as their parent key;
-//  - plain, 'single-quoted' and "double-quoted" scalars (all YAML escapes,
-//    \x \u \U included), multi-line folding;
-//  - literal `|` and folded `>` block scalars with chomping (`-`, `+`) and
-//    indentation indicators;
-//  - flow collections `{a: 1}` / `[a, b]` (across lines too), comments;
-//  - multi-document streams (`---`, `...`, `%` directives skipped).
-// Scalars resolve as the YAML 1.2 core schema does: null/~/empty -> null,
-// true/false (three spellings) -> bool, decimal/0o/0x ints -> int64 (uint64
-// or double when too large), floats incl. .inf/.nan -> double. Mapping keys
-// and quoted values are always strings; a `!!str` (or `!str`) tag makes a
-// plain scalar a string, other tags are ignored.
+// Scalars mean what they mean to kubectl and kube-apiserver, which read YAML
+// through sigs.k8s.io/yaml (goyaml.v2's resolve, then a JSON conversion):
+//  - plain y/Y/yes/Yes/YES/on/On/ON/true/True/TRUE -> true, the n/no/off/false
+//    spellings -> false (YAML 1.1: quote "yes" to keep a string);
+//    ~/null/Null/NULL/empty -> null;
+//  - integers in Go's syntax once '_' are removed: decimal, 0x, 0o, 0b, and a
+//    leading 0 is octal (0123 -> 83); int64, then uint64, beyond that a double;
+//  - floats [-+]?(.[0-9]+|[0-9]+(.[0-9]*)?)([eE][-+]?[0-9]+)?, .inf, -.inf,
+//    .nan -> double;
+//  - everything else (timestamps too), quoted and block scalars -> string;
+//  - tags: !!str and unknown tags give the text; !!int, !!float, !!bool,
+//    !!null must match ("cannot decode !!str `x` as a !!int").
+// Mapping keys become member names: integers in decimal, booleans true/false,
+// floats as Go's FormatFloat(f, 'g', -1, 32); a null key is an error.
+// Duplicate keys are an error (as strict Kubernetes decoding reports them).
+// Anchors and aliases are expanded (an alias copies the anchored value), with
+// goyaml.v2's bound on expansion ("document contains excessive aliasing":
+// beyond 1,000 nodes, at most 99% of a document from aliases, down to 10% for
+// 4 million nodes); merge keys `<<: *base` add the keys the mapping lacks.
+// Nesting is limited to `yaml_max_depth` levels (aliases included), so
+// hostile input cannot exhaust the stack of code that walks the result.
 //
-// Not supported (a clear decode_error, never a crash): anchors `&a` and
-// aliases `*a`, complex keys `? k`, flow collections as keys, duplicate
-// keys (rejected, as strict Kubernetes decoding does). Nesting is limited to
-// `yaml_max_depth` levels so hostile input cannot exhaust the stack.
-//
-// Errors: kcoro_errc::decode_error with "yaml: line L, column C: <what>"
-// (1-based). Pure functions; thread-safe.
+// Errors: kcoro_errc::decode_error, "yaml: line L, column C: <what>" (1-based;
+// libyaml's problem, then what it was reading and where that started).
+// Pure functions; thread-safe.
 #pragma once
 
 #include <kcoro/core/error.hpp>
@@ -39,10 +42,10 @@ namespace kcoro {
 inline constexpr std::size_t yaml_max_depth = 256;
 
 struct yaml_options {
-    /// Keep plain scalars as their text (only null/~/empty still resolve to
-    /// null). For typed readers such as the kubeconfig one, where a field is
-    /// always a string: `token: 0123` must stay "0123", as sigs.k8s.io/yaml
-    /// converts by the target field's type.
+    /// Keep plain scalars (and keys, and tagged scalars) as their text; only
+    /// null/~/empty still resolve to null. For typed readers such as the
+    /// kubeconfig one, whose fields are strings: sigs.k8s.io/yaml converts by
+    /// the target field's type, and `token: 0123` must stay "0123".
     bool plain_scalars_as_strings = false;
 };
 

@@ -2,26 +2,38 @@
 // manager). It owns the io_context (one thread), the clock, the client, the
 // shared informer cache, the metrics registry, the event recorders, the
 // logger, the metrics and probe servers, leader election and the signals,
-// and runs every `runtime::runnable` in one start order:
+// and runs every `runtime::runnable` in one start order. This is the one
+// written copy of the start and stop orders; manager.cpp follows it step by
+// step (controller-runtime's pkg/manager/internal.go, Start):
 //
-//   1. metrics server  (/metrics on --metrics-bind-address, "0" disables;
-//                       --metrics-secure: HTTPS + TokenReview/SubjectAccessReview)
-//      probe server    (/healthz, /readyz on --health-probe-bind-address)
-//      liveness watchdog (a tick on the clock; /healthz "watchdog" check)
-//   2. informers (the factory) + event recorders + every other runnable that
-//      does not need leader election
-//   3. wait for every informer to sync; readiness check "informers" passes
-//   4. leader election (--leader-elect); without it this replica leads
-//   5. the leader-gated runnables (controllers), once leading
-// (src/kcoro/server/manager.cpp holds the one commented copy of this order.)
+// THE START ORDER
+//  1. metrics server (/metrics on --metrics-bind-address, "0" disables;
+//     --metrics-secure: HTTPS + TokenReview/SubjectAccessReview), probe
+//     server (/healthz, /readyz on --health-probe-bind-address), liveness
+//     watchdog (a tick on the clock; /healthz "watchdog" check): up first, so
+//     a slow cache sync is visible (readyz fails with "informers" until
+//     synced, healthz passes) and scrapes work from the start;
+//  2. every runnable that does not need leader election: the informer
+//     factory (watches start), the event recorders, caches and webhooks;
+//  3. wait until every informer synced (bounded by cache_sync_timeout); the
+//     readiness check "informers" then passes. A standby replica is ready:
+//     readiness never depends on leadership;
+//  4. leader election, when --leader-elect; otherwise this replica leads;
+//  5. the leader-gated runnables (controllers), once leading.
+// Then wait for a stop request (SIGTERM/SIGINT, request_stop()) or the loss
+// of leadership. A second signal exits the process at once with code 1.
 //
-// Stop (SIGTERM/SIGINT or request_stop()): every runnable's stop() is called
-// (leader-gated ones first: no new work), in-flight work may finish within
-// --graceful-shutdown-timeout, then whatever is left is cancelled; the lease
-// is released if configured; run() returns 0 (1 when the deadline passed).
-// A second signal exits the process at once with code 1.
-// Leadership lost: every leader-gated runnable is stopped and cancelled at
-// once, the rest is shut down, run() returns 1 (never two active writers).
+// THE STOP ORDER
+//  a. leader-gated runnables: stop() (no new work) and, on leadership loss,
+//     cancelled at once (never two active writers);
+//  b. wait for their in-flight work (deadline: --graceful-shutdown-timeout);
+//  c. leader election: stop(), releasing the lease when configured (only
+//     now, so no write can follow the release);
+//  d. the other runnables (event recorders flush, informers stop);
+//  e. past the deadline: everything left is cancelled, exit code 1;
+//  f. the servers and the watchdog stop.
+// run() returns 0 after a requested stop, 1 when the deadline passed or
+// leadership was lost.
 //
 //   int main(int argc, char** argv) {
 //       std::string registry_ns;

@@ -2,86 +2,49 @@
 // (no Asio/Beast here, so it compiles fast and tests simply).
 #include <kcoro/client/transport.hpp>
 
+#include <boost/url/parse.hpp>
+#include <boost/url/url_view.hpp>
+
+#include <string>
+
 namespace kcoro::client {
 
 result<server_endpoint> parse_server_url(std::string_view url) {
     auto bad = [&](std::string_view why) {
         return error(kcoro_errc::invalid_config, "server URL \"" + std::string(url) + "\": " + std::string(why));
     };
+    auto u = boost::urls::parse_uri(url);  // RFC 3986
+    if (!u) {
+        if (!url.starts_with("https://") && !url.starts_with("http://")) {
+            return bad("scheme must be https:// or http://");
+        }
+        return bad("not a valid URL (" + u.error().message() + ")");
+    }
     server_endpoint ep;
-    std::string_view rest;
-    if (url.starts_with("https://")) {
+    if (u->scheme_id() == boost::urls::scheme::https) {
         ep.tls = true;
-        rest = url.substr(8);
-    } else if (url.starts_with("http://")) {
+    } else if (u->scheme_id() == boost::urls::scheme::http) {
         ep.tls = false;
-        rest = url.substr(7);
     } else {
         return bad("scheme must be https:// or http://");
     }
-    auto slash = rest.find_first_of("/?#");
-    std::string_view authority = rest.substr(0, slash);
-    std::string_view path = slash == std::string_view::npos ? std::string_view{} : rest.substr(slash);
-    if (!path.empty() && path.front() != '/') {
-        return bad("query or fragment not allowed");
-    }
-    if (path.find_first_of("?#") != std::string_view::npos) {
-        return bad("query or fragment not allowed");
-    }
-    while (!path.empty() && path.back() == '/') {
-        path.remove_suffix(1);
-    }
-    if (authority.empty()) {
-        return bad("no host");
-    }
-    if (authority.find('@') != std::string_view::npos) {
-        return bad("user info not allowed");
-    }
-    std::string_view host;
-    std::string_view port;
-    if (authority.front() == '[') {
-        auto close = authority.find(']');
-        if (close == std::string_view::npos) {
-            return bad("unclosed IPv6 bracket");
-        }
-        host = authority.substr(1, close - 1);
-        auto after = authority.substr(close + 1);
-        if (!after.empty()) {
-            if (after.front() != ':') {
-                return bad("garbage after IPv6 address");
-            }
-            port = after.substr(1);
-        }
-    } else {
-        auto colon = authority.rfind(':');
-        host = authority.substr(0, colon);
-        if (colon != std::string_view::npos) {
-            port = authority.substr(colon + 1);
-        }
-    }
-    if (host.empty()) {
-        return bad("no host");
-    }
-    if (port.empty()) {
-        port = ep.tls ? "443" : "80";
-    }
-    unsigned long p = 0;
-    for (char c : port) {
-        if (c < '0' || c > '9') {
-            return bad("port is not a number");
-        }
-        p = p * 10 + static_cast<unsigned long>(c - '0');
-        if (p > 65535) {
-            return bad("port out of range");
-        }
-    }
-    if (p == 0) {
-        return bad("port 0");
-    }
-    ep.host = std::string(host);
+    if (u->has_query() || u->has_fragment()) return bad("query or fragment not allowed");
+    if (u->has_userinfo()) return bad("user info not allowed");
+    if (!u->has_authority() || u->encoded_host().empty()) return bad("no host");
+    if (u->host_type() == boost::urls::host_type::ipvfuture) return bad("IPvFuture hosts are not supported");
+    std::string_view port = u->port();
+    if (port.empty()) port = ep.tls ? "443" : "80";
+    if (port.size() > 5 || std::stoul(std::string(port)) > 65535) return bad("port out of range");
+    if (std::stoul(std::string(port)) == 0) return bad("port 0");
+    std::string_view path = u->encoded_path();
+    // Boost.URL 1.81 reads "https://h:abc" as host "h", an empty port and
+    // the path "abc"; a path after an authority must start with '/'.
+    if (!path.empty() && path.front() != '/') return bad(u->has_port() ? "port is not a number" : "bad path");
+    while (!path.empty() && path.back() == '/') path.remove_suffix(1);
+    ep.host = u->host_address();  // decoded, IPv6 without brackets
     ep.port = std::string(port);
     ep.path_prefix = std::string(path);
-    ep.host_header = std::string(authority);
+    ep.host_header = std::string(u->encoded_host_and_port());
     return ep;
 }
 

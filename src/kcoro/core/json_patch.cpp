@@ -279,9 +279,10 @@ std::string make_json_pointer(std::initializer_list<std::string_view> tokens) {
 }
 
 const json::value* find_json_pointer(const json::value& doc, std::string_view pointer) {
-    auto toks = parse_json_pointer(pointer);
-    if (!toks) return nullptr;
-    return resolve(const_cast<json::value&>(doc), *toks, toks->size());
+    // RFC 6901 as Boost.JSON implements it. The patch operations keep their
+    // own walk (resolve): evanphx/json-patch v4 also takes negative indices.
+    boost::system::error_code ec;
+    return doc.find_pointer(pointer, ec);
 }
 
 result<json::value> apply_json_patch(const json::value& doc, const json::value& patch) {

@@ -3,6 +3,8 @@
 #include <kcoro/core/base64.hpp>
 #include <kcoro/core/yaml.hpp>
 
+#include "yaml_scalar.hpp"
+
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
 #include <boost/json/value.hpp>
@@ -69,14 +71,12 @@ public:
         if (v->is_bool()) {
             return v->get_bool();
         }
-        // Plain scalars arrive as text (yaml_options::plain_scalars_as_strings).
+        // Plain scalars arrive as text (yaml_options::plain_scalars_as_strings);
+        // a bool field reads them as go-yaml does: yes/on/y are true too.
         if (v->is_string()) {
-            std::string_view s = v->get_string();
-            if (s == "true" || s == "True" || s == "TRUE") {
-                return true;
-            }
-            if (s == "false" || s == "False" || s == "FALSE") {
-                return false;
+            auto b = detail::yaml::resolve_plain(v->get_string());
+            if (b.is_bool()) {
+                return b.get_bool();
             }
         }
         fail(key, "expected true or false");

@@ -3,6 +3,9 @@
 #include <kcoro/core/object.hpp>
 
 #include <boost/json/serialize.hpp>
+#include <boost/url/encode.hpp>
+#include <boost/url/grammar/lut_chars.hpp>
+#include <boost/url/rfc/unreserved_chars.hpp>
 
 #include <algorithm>
 #include <utility>
@@ -15,33 +18,13 @@ namespace {
 
 constexpr std::string_view json_content_type = "application/json";
 
-bool is_unreserved(unsigned char c) noexcept {
-    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' ||
-           c == '_' || c == '.' || c == '~';
-}
+// Path segments as Go's url.URL writes a path (shouldEscape, encodePath):
+// unreserved characters and $&+,:;=@ stay (RBAC names such as
+// "system:controller:x" stay readable), the rest is %XX in upper case.
+constexpr boost::urls::grammar::lut_chars path_segment_chars =
+    boost::urls::unreserved_chars + boost::urls::grammar::lut_chars("$&+,:;=@");
 
-void append_hex(std::string& out, unsigned char c) {
-    constexpr char hex[] = "0123456789ABCDEF";
-    out += '%';
-    out += hex[c >> 4];
-    out += hex[c & 0xF];
-}
-
-// Path segments: Go's url.URL keeps sub-delimiters and ':' '@' in paths
-// (RBAC names such as "system:controller:x" stay readable).
-std::string path_escape(std::string_view s) {
-    std::string out;
-    out.reserve(s.size());
-    for (unsigned char c : s) {
-        if (is_unreserved(c) || c == ':' || c == '@' || c == '$' || c == '&' || c == '+' || c == ',' ||
-            c == ';' || c == '=') {
-            out += static_cast<char>(c);
-        } else {
-            append_hex(out, c);
-        }
-    }
-    return out;
-}
+std::string path_escape(std::string_view s) { return boost::urls::encode(s, path_segment_chars); }
 
 // client-go's IsValidPathSegmentName, applied to every segment we insert.
 result<void> check_segment(std::string_view what, std::string_view s, bool required) {
@@ -125,18 +108,10 @@ api_request make(http_method m, std::string target, std::optional<std::chrono::m
 } // namespace
 
 std::string query_escape(std::string_view s) {
-    std::string out;
-    out.reserve(s.size());
-    for (unsigned char c : s) {
-        if (is_unreserved(c)) {
-            out += static_cast<char>(c);
-        } else if (c == ' ') {
-            out += '+';
-        } else {
-            append_hex(out, c);
-        }
-    }
-    return out;
+    // url.QueryEscape: only unreserved characters stay, space is '+'.
+    boost::urls::encoding_opts opts;
+    opts.space_as_plus = true;
+    return boost::urls::encode(s, boost::urls::unreserved_chars, opts);
 }
 
 result<std::string> resource_path(const group_version_resource& gvr, std::string_view ns,

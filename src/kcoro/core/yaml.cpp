@@ -1,440 +1,330 @@
+// The YAML reader: libyaml's event parser (pure: it reads from our string)
+// drives a Boost.JSON builder with an explicit stack, so hostile nesting can
+// never exhaust the C++ stack. Scalar meaning is in yaml_scalar.cpp.
 #include <kcoro/core/yaml.hpp>
 
-#include "yaml_parser.hpp"
+#include "yaml_scalar.hpp"
 
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
 #include <boost/json/string.hpp>
 
-#include <exception>
+#include <yaml.h>
+
+#include <algorithm>
+#include <optional>
 #include <string>
+#include <unordered_map>
 #include <utility>
 
-namespace kcoro::detail::yaml {
+namespace kcoro {
+namespace json = boost::json;
+namespace {
 
-std::pair<std::size_t, std::size_t> parser::line_col(std::size_t pos) const {
-    std::size_t line = 1;
-    std::size_t start = 0;
-    for (std::size_t i = 0; i < pos && i < s_.size(); ++i) {
-        if (s_[i] == '\n') {
-            ++line;
-            start = i + 1;
-        }
-    }
-    return {line, pos - start + 1};
+using detail::yaml::key_text;
+using detail::yaml::resolve_plain;
+using detail::yaml::resolve_tagged;
+
+struct position {
+    std::size_t line = 0;  // 0-based, as libyaml's marks
+    std::size_t column = 0;
+};
+
+// Errors inside the builder carry their position; they become the
+// "yaml: line L, column C: what" decode_error at the entry point.
+struct failure {
+    position at;
+    std::string what;
+};
+
+position at(const yaml_mark_t& m) { return {m.line, m.column}; }
+
+std::string_view text_of(const yaml_char_t* p, std::size_t n) {
+    return p ? std::string_view(reinterpret_cast<const char*>(p), n) : std::string_view();
+}
+std::string_view text_of(const yaml_char_t* p) {
+    return p ? std::string_view(reinterpret_cast<const char*>(p)) : std::string_view();
 }
 
-// Consumes the rest of the line (whitespace and a comment only) and its break.
-void parser::finish_line() {
-    skip_inline_ws();
-    if (cur() == '#') {
-        while (!eof() && cur() != '\n') {
-            ++p_;
-        }
-    }
-    if (eof()) {
-        return;
-    }
-    if (cur() != '\n') {
-        fail("unexpected content after the value");
-    }
-    advance();
+// goyaml.v2 decode.go's bound on alias expansion (billion laughs): small
+// documents may take 99% of their nodes from aliases, very large ones 10%.
+double allowed_alias_ratio(std::size_t decoded) {
+    constexpr double low = 400000, high = 4000000;
+    auto d = static_cast<double>(decoded);
+    if (d <= low) return 0.99;
+    if (d >= high) return 0.10;
+    return 0.99 - 0.89 * ((d - low) / (high - low));
 }
 
-// From a line start: skips empty and comment-only lines, stops at the first
-// content character (or the end). Tabs may not indent content.
-void parser::skip_blank_lines() {
-    while (!eof()) {
-        std::size_t i = p_;
-        while (i < s_.size() && s_[i] == ' ') {
-            ++i;
+class builder {
+public:
+    explicit builder(const yaml_options& o) : options_(o) {}
+
+    // Feeds one event; returns a document's root when it ends.
+    std::optional<json::value> feed(const yaml_event_t& e) {
+        switch (e.type) {
+        case YAML_DOCUMENT_START_EVENT:
+            anchors_.clear();
+            decoded_ = aliased_ = 0;
+            root_.reset();
+            return std::nullopt;
+        case YAML_DOCUMENT_END_EVENT: {
+            auto r = std::move(root_);
+            root_.reset();
+            return r ? std::move(r) : json::value(nullptr);
         }
-        std::size_t content = i;
-        while (content < s_.size() && is_ws(s_[content])) {
-            ++content;
+        case YAML_SCALAR_EVENT: scalar(e); return std::nullopt;
+        case YAML_ALIAS_EVENT: alias(e); return std::nullopt;
+        case YAML_SEQUENCE_START_EVENT:
+        case YAML_MAPPING_START_EVENT: start(e); return std::nullopt;
+        case YAML_SEQUENCE_END_EVENT:
+        case YAML_MAPPING_END_EVENT: end(); return std::nullopt;
+        default: return std::nullopt;
         }
-        if (content >= s_.size() || s_[content] == '\n' || s_[content] == '#') {
-            // blank or comment line
-            while (content < s_.size() && s_[content] != '\n') {
-                ++content;
+    }
+
+private:
+    struct node {
+        json::value v;
+        std::size_t nodes = 1;  // decoded nodes, alias expansions included
+        std::size_t depth = 0;  // nesting levels below this value
+    };
+    struct frame {
+        bool is_map = false;
+        json::value v;
+        std::string anchor;
+        std::size_t nodes_at_start = 0;
+        std::size_t depth = 0;               // deepest child + 1
+        std::optional<std::string> key;      // a mapping's key waiting for its value
+        bool key_is_merge = false;
+        position key_at;
+        std::vector<json::object> merges;    // `<<` values, earlier ones win
+    };
+
+    [[noreturn]] static void fail(position p, std::string what) { throw failure{p, std::move(what)}; }
+
+    bool expecting_key() const { return !stack_.empty() && stack_.back().is_map && !stack_.back().key; }
+
+    void check_depth(position p, std::size_t below) const {
+        if (stack_.size() + below > yaml_max_depth) {
+            fail(p, "nesting deeper than " + std::to_string(yaml_max_depth) + " levels");
+        }
+    }
+
+    json::value scalar_value(const yaml_event_t& e) const {
+        const auto& s = e.data.scalar;
+        std::string_view text = text_of(s.value, s.length);
+        std::string_view tag = text_of(s.tag);
+        if (!tag.empty() && tag != "!") {
+            if (options_.plain_scalars_as_strings) return json::string(text);
+            std::string why;
+            auto v = resolve_tagged(tag, text, why);
+            if (!v) fail(at(e.start_mark), why);
+            return std::move(*v);
+        }
+        if (!s.plain_implicit || tag == "!") return json::string(text);  // quoted, block or `!`: a string
+        if (options_.plain_scalars_as_strings) {
+            json::value v = resolve_plain(text);
+            return v.is_null() ? v : json::value(json::string(text));
+        }
+        return resolve_plain(text);
+    }
+
+    void set_key(const json::value& k, position p, bool is_merge) {
+        auto text = key_text(k);
+        if (!text) fail(p, "a null mapping key (JSON member names are strings)");
+        auto& f = stack_.back();
+        f.key = std::move(*text);
+        f.key_is_merge = is_merge;
+        f.key_at = p;
+    }
+
+    void scalar(const yaml_event_t& e) {
+        position p = at(e.start_mark);
+        if (expecting_key()) {
+            const auto& s = e.data.scalar;
+            std::string_view tag = text_of(s.tag);
+            bool merge = text_of(s.value, s.length) == "<<" &&
+                         ((tag.empty() && s.plain_implicit) || tag == "tag:yaml.org,2002:merge");
+            json::value k = options_.plain_scalars_as_strings ? json::value(json::string(text_of(s.value, s.length)))
+                                                              : scalar_value(e);
+            ++decoded_;
+            if (s.anchor) anchors_[std::string(text_of(s.anchor))] = node{k, 1, 0};
+            set_key(k, p, merge);
+            return;
+        }
+        node n{scalar_value(e), 1, 0};
+        ++decoded_;
+        if (e.data.scalar.anchor) anchors_[std::string(text_of(e.data.scalar.anchor))] = n;
+        put(std::move(n));
+    }
+
+    void alias(const yaml_event_t& e) {
+        position p = at(e.start_mark);
+        std::string name(text_of(e.data.alias.anchor));
+        auto it = anchors_.find(name);
+        if (it == anchors_.end()) fail(p, "unknown anchor '" + name + "' referenced");
+        const node& a = it->second;
+        std::size_t decoded = decoded_ + a.nodes, aliased = aliased_ + a.nodes;
+        if (aliased > 100 && decoded > 1000 &&
+            static_cast<double>(aliased) / static_cast<double>(decoded) > allowed_alias_ratio(decoded)) {
+            fail(p, "document contains excessive aliasing");
+        }
+        decoded_ = decoded;
+        aliased_ = aliased;
+        if (expecting_key()) {
+            if (!a.v.is_primitive() && !a.v.is_string()) fail(p, "a mapping key must be a scalar");
+            set_key(a.v, p, false);
+            return;
+        }
+        check_depth(p, a.depth);
+        put(node{a.v, a.nodes, a.depth});
+    }
+
+    void start(const yaml_event_t& e) {
+        position p = at(e.start_mark);
+        if (expecting_key()) fail(p, "a mapping key must be a scalar (JSON member names are strings)");
+        check_depth(p, 1);
+        frame f;
+        f.is_map = e.type == YAML_MAPPING_START_EVENT;
+        f.v = f.is_map ? json::value(json::object()) : json::value(json::array());
+        const yaml_char_t* anchor = f.is_map ? e.data.mapping_start.anchor : e.data.sequence_start.anchor;
+        if (anchor) f.anchor = std::string(text_of(anchor));
+        f.nodes_at_start = decoded_;
+        ++decoded_;
+        stack_.push_back(std::move(f));
+    }
+
+    void end() {
+        frame f = std::move(stack_.back());
+        stack_.pop_back();
+        if (f.is_map) {
+            // Merge keys: a key of the mapping itself wins over merged ones,
+            // an earlier merged mapping over a later one (the YAML merge spec).
+            auto& o = f.v.get_object();
+            for (auto& m : f.merges) {
+                for (auto& kv : m) {
+                    if (!o.contains(kv.key())) o.emplace(kv.key(), std::move(kv.value()));
+                }
             }
-            p_ = content;
-            if (eof()) {
-                return;
-            }
-            advance();
-            continue;
         }
-        if (content != i) {
-            fail_at(i, "tab character used for indentation");
-        }
-        p_ = i;
-        return;
+        node n{std::move(f.v), decoded_ - f.nodes_at_start, f.depth};
+        if (!f.anchor.empty()) anchors_[f.anchor] = n;
+        put(std::move(n));
     }
-}
 
-// Skips a quoted scalar starting at i on one line; returns the index after
-// the closing quote or npos.
-std::size_t parser::scan_quoted_end(std::size_t i) const {
-    char q = s_[i];
-    ++i;
-    while (i < s_.size() && s_[i] != '\n') {
-        if (q == '"' && s_[i] == '\\') {
-            i += 2;
-            continue;
+    void put(node n) {
+        if (stack_.empty()) {
+            root_ = std::move(n.v);
+            return;
         }
-        if (s_[i] == q) {
-            if (q == '\'' && at(i + 1) == '\'') {
-                i += 2;
-                continue;
-            }
-            return i + 1;
+        auto& f = stack_.back();
+        f.depth = std::max(f.depth, n.depth + 1);
+        if (!f.is_map) {
+            f.v.get_array().push_back(std::move(n.v));
+            return;
         }
-        ++i;
-    }
-    return std::string::npos;
-}
-
-// Whether the line at p_ is `key: ...` (an implicit block mapping key).
-bool parser::line_has_mapping_key() const {
-    std::size_t i = p_;
-    char c = at(i);
-    if (c == '"' || c == '\'') {
-        i = scan_quoted_end(i);
-        if (i == std::string::npos) {
-            return false;
-        }
-        while (i < s_.size() && is_ws(s_[i])) {
-            ++i;
-        }
-        return at(i) == ':' && ws_or_end(i + 1);
-    }
-    if (c == '[' || c == '{' || c == '|' || c == '>' || c == '#' || c == '%' || c == '@' || c == '`') {
-        return false;
-    }
-    for (; i < s_.size() && s_[i] != '\n'; ++i) {
-        if (s_[i] == '#' && i > p_ && is_ws(s_[i - 1])) {
-            return false;
-        }
-        if (s_[i] == ':' && ws_or_end(i + 1)) {
-            return true;
-        }
-    }
-    return false;
-}
-
-std::vector<json::value> parser::documents() {
-    std::vector<json::value> docs;
-    for (;;) {
-        skip_blank_lines();
-        while (!eof() && col() == 0 && cur() == '%') { // directives (%YAML, %TAG)
-            while (!eof() && cur() != '\n') {
-                ++p_;
-            }
-            skip_blank_lines();
-        }
-        if (eof()) {
-            break;
-        }
-        bool explicit_start = false;
-        json::value doc;
-        if (at_doc_marker() && s_[p_] == '-') {
-            explicit_start = true;
-            p_ += 3;
-            skip_inline_ws();
-            if (at_line_end()) {
-                next_content_line();
+        std::string key = std::move(*f.key);
+        f.key.reset();
+        if (f.key_is_merge) {
+            if (auto* o = n.v.if_object()) {
+                f.merges.push_back(std::move(*o));
+            } else if (auto* a = n.v.if_array(); a && std::all_of(a->begin(), a->end(), [](const json::value& x) {
+                                                       return x.is_object();
+                                                   })) {
+                for (auto& x : *a) f.merges.push_back(std::move(x.get_object()));
             } else {
-                doc = parse_inline_value(-1);
+                fail(f.key_at, "map merge requires map or sequence of maps as the value");
             }
-        } else if (at_doc_marker()) { // "..." with no document before it
-            p_ += 3;
-            finish_line();
-            continue;
+            return;
         }
-        if (doc.is_null() && cur_indent() >= 0) {
-            doc = parse_block_node(-1);
+        auto& o = f.v.get_object();
+        if (o.contains(key)) fail(f.key_at, "duplicate mapping key \"" + key + "\"");
+        o.emplace(key, std::move(n.v));
+    }
+
+    yaml_options options_;
+    std::vector<frame> stack_;
+    std::optional<json::value> root_;
+    std::unordered_map<std::string, node> anchors_;
+    std::size_t decoded_ = 0;
+    std::size_t aliased_ = 0;
+};
+
+// Line and column of a byte offset (reader errors carry only the offset).
+position position_of(std::string_view text, std::size_t offset) {
+    position p;
+    for (std::size_t i = 0; i < offset && i < text.size(); ++i) {
+        if (text[i] == '\n') {
+            ++p.line;
+            p.column = 0;
+        } else {
+            ++p.column;
         }
-        if (cur_indent() >= 0) {
-            fail("unexpected content after the document's root node");
+    }
+    return p;
+}
+
+std::string where(position p) {
+    return "line " + std::to_string(p.line + 1) + ", column " + std::to_string(p.column + 1);
+}
+
+// libyaml's problem, its position and (for scanner and parser errors) what
+// it was reading and where that started.
+error parser_error(const yaml_parser_t& p, std::string_view text) {
+    std::string problem = p.problem ? p.problem : "unknown problem parsing YAML content";
+    position pos = p.error == YAML_READER_ERROR ? position_of(text, p.problem_offset) : at(p.problem_mark);
+    std::string msg = "yaml: " + where(pos) + ": " + problem;
+    if (p.context && p.error != YAML_READER_ERROR) {
+        msg += std::string(" ") + p.context;
+        position c = at(p.context_mark);
+        if (c.line != pos.line || c.column != pos.column) msg += " at " + where(c);
+    }
+    return error(kcoro_errc::decode_error, std::move(msg));
+}
+
+struct parser_guard {
+    yaml_parser_t p;
+    parser_guard() { yaml_parser_initialize(&p); }
+    ~parser_guard() { yaml_parser_delete(&p); }
+    parser_guard(const parser_guard&) = delete;
+    parser_guard& operator=(const parser_guard&) = delete;
+};
+
+struct event_guard {
+    yaml_event_t e{};
+    ~event_guard() { yaml_event_delete(&e); }
+};
+
+} // namespace
+
+result<std::vector<boost::json::value>> parse_yaml_documents(std::string_view text, const yaml_options& options) {
+    parser_guard g;
+    yaml_parser_set_input_string(&g.p, reinterpret_cast<const unsigned char*>(text.data()), text.size());
+    builder b(options);
+    std::vector<json::value> docs;
+    try {
+        for (;;) {
+            event_guard ev;
+            if (!yaml_parser_parse(&g.p, &ev.e)) return parser_error(g.p, text);
+            if (ev.e.type == YAML_STREAM_END_EVENT) break;
+            if (auto doc = b.feed(ev.e)) docs.push_back(std::move(*doc));
         }
-        if (explicit_start || !doc.is_null()) {
-            docs.push_back(std::move(doc));
-        }
-        if (at_doc_marker() && s_[p_] == '.') {
-            p_ += 3;
-            finish_line();
-        }
+    } catch (const failure& f) {
+        return error(kcoro_errc::decode_error, "yaml: " + where(f.at) + ": " + f.what);
+    } catch (const std::exception& e) {  // allocation failures and the like
+        return error(kcoro_errc::decode_error, std::string("yaml: ") + e.what());
     }
     return docs;
 }
 
-// A node whose first content is at p_ (column > parent_indent).
-json::value parser::parse_block_node(int parent_indent) {
-    depth_guard g(*this);
-    int c = col();
-    if (cur() == '-' && ws_or_end(p_ + 1)) {
-        return parse_block_sequence(c);
-    }
-    if (cur() == '?' && ws_or_end(p_ + 1)) {
-        fail("complex mapping keys (?) are not supported");
-    }
-    if (line_has_mapping_key()) {
-        return parse_block_mapping(c);
-    }
-    return parse_inline_value(parent_indent);
-}
-
-// The value of `key:` or `-` whose line ended: a node on the following lines
-// indented deeper, or (for a mapping value) a sequence at the same indent.
-json::value parser::parse_value_below(int indent) {
-    int c = cur_indent();
-    if (c > indent) {
-        return parse_block_node(indent);
-    }
-    return nullptr;
-}
-
-json::value parser::parse_block_sequence(int indent) {
-    depth_guard g(*this);
-    json::array arr;
-    for (;;) {
-        ++p_; // '-'
-        skip_inline_ws();
-        if (at_line_end()) {
-            next_content_line();
-            arr.push_back(parse_value_below(indent));
-        } else if (cur() == '-' && ws_or_end(p_ + 1)) {
-            arr.push_back(parse_block_sequence(col())); // "- - x"
-        } else if (line_has_mapping_key()) {
-            arr.push_back(parse_block_mapping(col())); // "- key: v"
-        } else {
-            arr.push_back(parse_inline_value(indent));
-        }
-        int c = cur_indent();
-        if (c == indent && cur() == '-' && ws_or_end(p_ + 1)) {
-            continue;
-        }
-        if (c > indent) {
-            fail("bad indentation of a sequence entry");
-        }
-        return arr;
-    }
-}
-
-json::value parser::parse_block_mapping(int indent) {
-    depth_guard g(*this);
-    json::object obj;
-    for (;;) {
-        std::size_t key_pos = p_;
-        std::string key = parse_key();
-        skip_inline_ws();
-        json::value v;
-        if (at_line_end()) {
-            next_content_line();
-            int c = cur_indent();
-            if (c == indent && cur() == '-' && ws_or_end(p_ + 1)) {
-                v = parse_block_sequence(indent); // sequence at the parent key's level
-            } else {
-                v = parse_value_below(indent);
-            }
-        } else {
-            v = parse_inline_value(indent);
-        }
-        if (obj.contains(key)) {
-            fail_at(key_pos, "duplicate mapping key \"" + key + "\"");
-        }
-        obj.emplace(key, std::move(v));
-        int c = cur_indent();
-        if (c < indent) {
-            return obj;
-        }
-        if (c > indent) {
-            fail("bad indentation of a mapping entry");
-        }
-        if (!line_has_mapping_key()) {
-            fail(cur() == '-' ? "a sequence entry where a mapping key was expected"
-                              : "could not find expected ':'");
-        }
-    }
-}
-
-std::string parser::parse_key() {
-    reject_anchor_alias();
-    if (cur() == '!') {
-        skip_tag();
-    }
-    std::string key;
-    if (cur() == '"') {
-        key = parse_double_quoted();
-    } else if (cur() == '\'') {
-        key = parse_single_quoted();
-    } else if (cur() == '[' || cur() == '{') {
-        fail("flow collections as mapping keys are not supported");
-    } else {
-        std::size_t start = p_;
-        while (!eof() && !(cur() == ':' && ws_or_end(p_ + 1))) {
-            ++p_;
-        }
-        std::size_t end = p_;
-        while (end > start && is_ws(s_[end - 1])) {
-            --end;
-        }
-        key.assign(s_, start, end - start);
-    }
-    skip_inline_ws();
-    if (cur() != ':') {
-        fail("could not find expected ':'");
-    }
-    ++p_;
-    return key;
-}
-
-// Skips a tag token (`!!str`, `!foo`); returns whether it asks for a string.
-bool parser::skip_tag() {
-    std::size_t start = p_;
-    while (!eof() && !ws_or_end(p_) && !is_flow_indicator(cur())) {
-        ++p_;
-    }
-    std::string_view tag(s_.data() + start, p_ - start);
-    skip_inline_ws();
-    return tag == "!!str" || tag == "!str" || tag == "tag:yaml.org,2002:str";
-}
-
-// A node that starts after `key: ` or `- ` on the same line (or a document
-// marker): a block scalar, a flow collection, a quoted or plain scalar.
-json::value parser::parse_inline_value(int parent_indent) {
-    reject_anchor_alias();
-    bool as_string = false;
-    if (cur() == '!') {
-        as_string = skip_tag();
-        reject_anchor_alias();
-        if (at_line_end()) {
-            next_content_line();
-            json::value v = parse_value_below(parent_indent);
-            if (as_string && v.is_null()) {
-                return json::string();
-            }
-            return v;
-        }
-    }
-    json::value v;
-    char c = cur();
-    if (c == '|' || c == '>') {
-        return json::string(parse_block_scalar(parent_indent));
-    }
-    if (c == '[' || c == '{') {
-        v = parse_flow_node();
-    } else if (c == '"') {
-        v = json::string(parse_double_quoted());
-    } else if (c == '\'') {
-        v = json::string(parse_single_quoted());
-    } else {
-        std::string text = parse_plain(parent_indent, false);
-        v = as_string ? json::value(json::string(text)) : resolve(text);
-    }
-    skip_inline_ws();
-    if (cur() == ':' && ws_or_end(p_ + 1)) {
-        fail("mapping values are not allowed here");
-    }
-    next_content_line();
-    return v;
-}
-
-// One line's worth of a plain scalar, trailing blanks trimmed.
-std::string parser::read_plain_run(bool flow) {
-    std::size_t start = p_;
-    while (!eof() && cur() != '\n') {
-        char c = cur();
-        if (c == ':' && (ws_or_end(p_ + 1) || (flow && is_flow_indicator(at(p_ + 1))))) {
-            break;
-        }
-        if (c == '#' && p_ > start && is_ws(s_[p_ - 1])) {
-            break;
-        }
-        if (flow && is_flow_indicator(c)) {
-            break;
-        }
-        ++p_;
-    }
-    std::size_t end = p_;
-    while (end > start && is_ws(s_[end - 1])) {
-        --end;
-    }
-    return s_.substr(start, end - start);
-}
-
-// A plain scalar, possibly continued on following lines indented deeper than
-// parent_indent (block) or on any line (flow); line breaks fold to spaces,
-// empty lines to newlines.
-std::string parser::parse_plain(int parent_indent, bool flow) {
-    std::string out = read_plain_run(flow);
-    for (;;) {
-        skip_inline_ws();
-        if (cur() != '\n') {
-            return out; // a comment, an indicator or the end
-        }
-        std::size_t save_p = p_, save_ls = ls_;
-        advance();
-        std::size_t breaks = 0;
-        for (;;) { // count empty lines
-            while (!eof() && is_ws(cur())) {
-                ++p_;
-            }
-            if (cur() == '\n') {
-                ++breaks;
-                advance();
-                continue;
-            }
-            break;
-        }
-        bool more = !eof() && cur() != '#' && !at_doc_marker() &&
-                    (flow ? !is_flow_indicator(cur()) && cur() != ':' : col() > parent_indent);
-        if (!flow && more && (cur() == '-' || cur() == '?' || cur() == ':') && ws_or_end(p_ + 1)) {
-            more = col() > parent_indent; // still text in YAML when deeper
-        }
-        if (!more) {
-            p_ = save_p;
-            ls_ = save_ls;
-            return out;
-        }
-        if (breaks == 0) {
-            out.push_back(' ');
-        } else {
-            out.append(breaks, '\n');
-        }
-        out += read_plain_run(flow);
-    }
-}
-
-} // namespace kcoro::detail::yaml
-
-namespace kcoro {
-
-result<std::vector<boost::json::value>> parse_yaml_documents(std::string_view text, const yaml_options& options) {
-    detail::yaml::parser p(text, options);
-    try {
-        return p.documents();
-    } catch (const detail::yaml::yaml_failure& f) {
-        auto [line, column] = p.line_col(f.pos);
-        return error(kcoro_errc::decode_error, "yaml: line " + std::to_string(line) + ", column " +
-                                                   std::to_string(column) + ": " + f.what);
-    } catch (const std::exception& e) { // e.g. a Boost.JSON size limit
-        return error(kcoro_errc::decode_error, std::string("yaml: ") + e.what());
-    }
-}
-
 result<boost::json::value> parse_yaml(std::string_view text, const yaml_options& options) {
     auto docs = parse_yaml_documents(text, options);
-    if (!docs) {
-        return docs.error();
-    }
+    if (!docs) return docs.error();
+    if (docs->empty()) return json::value(nullptr);
     if (docs->size() > 1) {
         return error(kcoro_errc::decode_error,
                      "yaml: expected a single document, found " + std::to_string(docs->size()));
-    }
-    if (docs->empty()) {
-        return boost::json::value(nullptr);
     }
     return std::move(docs->front());
 }

@@ -1,537 +1,275 @@
-// Scalars (quoted, block, core-schema resolution) and flow collections of the
-// YAML reader. The block structure is in yaml.cpp.
-#include "yaml_parser.hpp"
+// Scalar resolution of the YAML reader, following sigs.k8s.io/yaml (what
+// kubectl and kube-apiserver read YAML with): goyaml.v2/resolve.go for values,
+// yaml.go's convertToJSONableObject for mapping keys.
+#include "yaml_scalar.hpp"
 
-#include <boost/json/array.hpp>
-#include <boost/json/object.hpp>
 #include <boost/json/string.hpp>
 
-#include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 
 namespace kcoro::detail::yaml {
+namespace json = boost::json;
 namespace {
 
-void append_utf8(std::string& out, std::uint32_t cp) {
-    if (cp < 0x80) {
-        out.push_back(static_cast<char>(cp));
-    } else if (cp < 0x800) {
-        out.push_back(static_cast<char>(0xC0 | (cp >> 6)));
-        out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-    } else if (cp < 0x10000) {
-        out.push_back(static_cast<char>(0xE0 | (cp >> 12)));
-        out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-        out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-    } else {
-        out.push_back(static_cast<char>(0xF0 | (cp >> 18)));
-        out.push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
-        out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-        out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-    }
-}
-
-bool all_of(std::string_view s, bool (*pred)(char)) {
-    return !s.empty() && std::all_of(s.begin(), s.end(), pred);
-}
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
-bool is_octal(char c) { return c >= '0' && c <= '7'; }
-bool is_hex(char c) { return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
 
-json::value unsigned_value(std::string_view digits, int base) {
-    std::uint64_t u = 0;
-    auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), u, base);
-    if (ec != std::errc{} || ptr != digits.data() + digits.size()) {
-        return json::string(digits); // too large for 64 bits: keep the text
-    }
-    if (u <= static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
-        return static_cast<std::int64_t>(u);
-    }
-    return u;
+int digit_value(char c) {
+    if (is_digit(c)) return c - '0';
+    if (c >= 'a' && c <= 'z') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'Z') return c - 'A' + 10;
+    return 99;
 }
 
-// [-+]? ( \. [0-9]+ | [0-9]+ ( \. [0-9]* )? ) ( [eE] [-+]? [0-9]+ )?  (sign removed)
-bool is_core_float(std::string_view s) {
-    std::size_t i = 0;
-    std::size_t int_digits = 0, frac_digits = 0;
-    while (i < s.size() && is_digit(s[i])) {
-        ++i;
-        ++int_digits;
-    }
-    if (i < s.size() && s[i] == '.') {
-        ++i;
-        while (i < s.size() && is_digit(s[i])) {
-            ++i;
-            ++frac_digits;
+// Go's strconv.ParseUint(s, 0, 64) on text without '_' and without a sign:
+// the base from the prefix (0x, 0o, 0b; a lone leading 0 means octal).
+struct go_uint {
+    bool syntax_ok = false;
+    bool overflow = false;
+    std::uint64_t value = 0;
+    double approx = 0;  // the value when it overflowed (big.Int, then JSON: a double)
+};
+
+go_uint parse_go_uint(std::string_view s) {
+    go_uint r;
+    if (s.empty()) return r;
+    int base = 10;
+    if (s[0] == '0') {
+        char p = s.size() >= 3 ? static_cast<char>(s[1] | 0x20) : '\0';
+        if (p == 'b') {
+            base = 2;
+            s.remove_prefix(2);
+        } else if (p == 'o') {
+            base = 8;
+            s.remove_prefix(2);
+        } else if (p == 'x') {
+            base = 16;
+            s.remove_prefix(2);
+        } else {
+            base = 8;
+            s.remove_prefix(1);
         }
     }
-    if (int_digits == 0 && frac_digits == 0) {
+    for (char c : s) {
+        int d = digit_value(c);
+        if (d >= base) return r;
+        r.approx = r.approx * base + d;
+        if (!r.overflow) {
+            auto ub = static_cast<std::uint64_t>(base);
+            auto ud = static_cast<std::uint64_t>(d);
+            if (r.value > (std::numeric_limits<std::uint64_t>::max() - ud) / ub) {
+                r.overflow = true;
+            } else {
+                r.value = r.value * ub + ud;
+            }
+        }
+    }
+    r.syntax_ok = true;
+    return r;
+}
+
+// [-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?  (yamlStyleFloat)
+bool is_yaml_style_float(std::string_view s) {
+    std::size_t i = 0;
+    if (i < s.size() && (s[i] == '+' || s[i] == '-')) ++i;
+    std::size_t int_digits = 0, frac_digits = 0;
+    while (i < s.size() && is_digit(s[i])) ++i, ++int_digits;
+    if (i < s.size() && s[i] == '.') {
+        ++i;
+        while (i < s.size() && is_digit(s[i])) ++i, ++frac_digits;
+        if (int_digits == 0 && frac_digits == 0) return false;
+    } else if (int_digits == 0) {
         return false;
     }
     if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
         ++i;
-        if (i < s.size() && (s[i] == '+' || s[i] == '-')) {
-            ++i;
-        }
+        if (i < s.size() && (s[i] == '+' || s[i] == '-')) ++i;
         std::size_t exp_digits = 0;
-        while (i < s.size() && is_digit(s[i])) {
-            ++i;
-            ++exp_digits;
-        }
-        if (exp_digits == 0) {
-            return false;
-        }
+        while (i < s.size() && is_digit(s[i])) ++i, ++exp_digits;
+        if (exp_digits == 0) return false;
     }
     return i == s.size();
 }
 
-} // namespace
-
-json::value resolve_yaml_scalar(std::string_view t) {
-    if (t.empty() || t == "~" || t == "null" || t == "Null" || t == "NULL") {
-        return nullptr;
+// strconv.ParseFloat on text is_yaml_style_float accepted: nullopt on
+// overflow (Go's ErrRange; resolve then keeps looking), 0 on underflow.
+std::optional<double> parse_float(std::string_view s) {
+    bool neg = !s.empty() && s[0] == '-';
+    if (!s.empty() && (s[0] == '-' || s[0] == '+')) s.remove_prefix(1);
+    double d = 0;
+    auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), d);
+    if (ec == std::errc::result_out_of_range) {
+        auto e = s.find_first_of("eE");
+        bool tiny = e != std::string_view::npos && e + 1 < s.size() && s[e + 1] == '-';
+        if (!tiny) return std::nullopt;
+        d = 0;
+    } else if (ec != std::errc{} || ptr != s.data() + s.size()) {
+        return std::nullopt;
     }
-    if (t == "true" || t == "True" || t == "TRUE") {
-        return true;
-    }
-    if (t == "false" || t == "False" || t == "FALSE") {
-        return false;
-    }
-    if (t.size() > 2 && t[0] == '0' && t[1] == 'o' && all_of(t.substr(2), is_octal)) {
-        return unsigned_value(t.substr(2), 8);
-    }
-    if (t.size() > 2 && t[0] == '0' && t[1] == 'x' && all_of(t.substr(2), is_hex)) {
-        return unsigned_value(t.substr(2), 16);
-    }
-    bool neg = t[0] == '-';
-    std::string_view body = (t[0] == '-' || t[0] == '+') ? t.substr(1) : t;
-    if (all_of(body, is_digit)) {
-        std::string_view signed_text = t[0] == '+' ? body : t;
-        std::int64_t i = 0;
-        auto [ptr, ec] = std::from_chars(signed_text.data(), signed_text.data() + signed_text.size(), i);
-        if (ec == std::errc{} && ptr == signed_text.data() + signed_text.size()) {
-            return i;
-        }
-        if (!neg) {
-            json::value u = unsigned_value(body, 10);
-            if (!u.is_string()) {
-                return u;
-            }
-        }
-        // Out of every integer range: a double, as YAML libraries do.
-    }
-    if (body == ".inf" || body == ".Inf" || body == ".INF") {
-        return neg ? -std::numeric_limits<double>::infinity() : std::numeric_limits<double>::infinity();
-    }
-    if (t == ".nan" || t == ".NaN" || t == ".NAN") {
-        return std::numeric_limits<double>::quiet_NaN();
-    }
-    if (is_core_float(body)) {
-        double d = 0;
-        auto [ptr, ec] = std::from_chars(body.data(), body.data() + body.size(), d);
-        if (ec == std::errc::result_out_of_range) {
-            d = std::numeric_limits<double>::infinity();
-        } else if (ec != std::errc{} || ptr != body.data() + body.size()) {
-            return json::string(t);
-        }
-        return neg ? -d : d;
-    }
-    return json::string(t);
+    return neg ? -d : d;
 }
 
-json::value parser::resolve(std::string_view text) const {
-    if (options_.plain_scalars_as_strings) {
-        if (text.empty() || text == "~" || text == "null" || text == "Null" || text == "NULL") {
-            return nullptr;
-        }
-        return json::string(text);
+std::optional<json::value> in_resolve_map(std::string_view t) {
+    static constexpr std::string_view trues[] = {"y", "Y", "yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON"};
+    static constexpr std::string_view falses[] = {"n", "N", "no", "No", "NO", "false", "False", "FALSE", "off", "Off", "OFF"};
+    for (auto w : trues) {
+        if (t == w) return json::value(true);
     }
-    return resolve_yaml_scalar(text);
+    for (auto w : falses) {
+        if (t == w) return json::value(false);
+    }
+    if (t.empty() || t == "~" || t == "null" || t == "Null" || t == "NULL") return json::value(nullptr);
+    if (t == ".nan" || t == ".NaN" || t == ".NAN") return json::value(std::numeric_limits<double>::quiet_NaN());
+    for (std::string_view inf : {".inf", ".Inf", ".INF"}) {
+        if (t == inf || (t.size() == 5 && t[0] == '+' && t.substr(1) == inf))
+            return json::value(std::numeric_limits<double>::infinity());
+        if (t.size() == 5 && t[0] == '-' && t.substr(1) == inf)
+            return json::value(-std::numeric_limits<double>::infinity());
+    }
+    return std::nullopt;
 }
 
-std::string parser::parse_double_quoted() {
-    std::size_t start = p_;
-    ++p_;
-    std::string out;
-    std::size_t keep = 0; // out[0, keep) came from escapes and is never trimmed
-    auto hex = [&](int n) {
-        std::uint32_t v = 0;
-        for (int k = 0; k < n; ++k, ++p_) {
-            char c = cur();
-            if (!is_hex(c)) {
-                fail("invalid hexadecimal digit in an escape");
-            }
-            v = v * 16 + static_cast<std::uint32_t>(is_digit(c) ? c - '0' : (c | 0x20) - 'a' + 10);
-        }
-        return v;
-    };
-    for (;;) {
-        if (eof()) {
-            fail_at(start, "unterminated double-quoted scalar");
-        }
-        char c = cur();
-        if (c == '"') {
-            ++p_;
-            return out;
-        }
-        if (c == '\\') {
-            std::size_t esc = p_;
-            ++p_;
-            if (eof()) {
-                fail_at(start, "unterminated double-quoted scalar");
-            }
-            char e = cur();
-            if (e == '\n') { // escaped line break: join without a space
-                advance();
-                skip_inline_ws();
-                keep = out.size();
-                continue;
-            }
-            ++p_;
-            switch (e) {
-            case '0': out.push_back('\0'); break;
-            case 'a': out.push_back('\a'); break;
-            case 'b': out.push_back('\b'); break;
-            case 't':
-            case '\t': out.push_back('\t'); break;
-            case 'n': out.push_back('\n'); break;
-            case 'v': out.push_back('\v'); break;
-            case 'f': out.push_back('\f'); break;
-            case 'r': out.push_back('\r'); break;
-            case 'e': out.push_back('\x1b'); break;
-            case ' ': out.push_back(' '); break;
-            case '"': out.push_back('"'); break;
-            case '/': out.push_back('/'); break;
-            case '\\': out.push_back('\\'); break;
-            case 'N': append_utf8(out, 0x85); break;
-            case '_': append_utf8(out, 0xA0); break;
-            case 'L': append_utf8(out, 0x2028); break;
-            case 'P': append_utf8(out, 0x2029); break;
-            case 'x': append_utf8(out, hex(2)); break;
-            case 'u':
-            case 'U': {
-                std::uint32_t cp = hex(e == 'u' ? 4 : 8);
-                if (cp >= 0xD800 && cp <= 0xDBFF && cur() == '\\' && at(p_ + 1) == 'u') {
-                    p_ += 2; // a JSON-style surrogate pair
-                    std::uint32_t lo = hex(4);
-                    if (lo < 0xDC00 || lo > 0xDFFF) {
-                        fail_at(esc, "invalid Unicode escape (unpaired surrogate)");
-                    }
-                    cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
-                }
-                if ((cp >= 0xD800 && cp <= 0xDFFF) || cp > 0x10FFFF) {
-                    fail_at(esc, "invalid Unicode escape");
-                }
-                append_utf8(out, cp);
-                break;
-            }
-            default: fail_at(esc, std::string("invalid escape sequence \\") + e);
-            }
-            keep = out.size();
-            continue;
-        }
-        if (c == '\n') {
-            fold_line_break(out, keep);
-            continue;
-        }
-        out.push_back(c);
-        ++p_;
+std::string short_tag(std::string_view tag) {
+    constexpr std::string_view long_prefix = "tag:yaml.org,2002:";
+    if (tag.starts_with(long_prefix)) return "!!" + std::string(tag.substr(long_prefix.size()));
+    return std::string(tag);
+}
+
+const char* kind_tag(const json::value& v) {
+    switch (v.kind()) {
+    case json::kind::null: return "!!null";
+    case json::kind::bool_: return "!!bool";
+    case json::kind::int64:
+    case json::kind::uint64: return "!!int";
+    case json::kind::double_: return "!!float";
+    default: return "!!str";
     }
 }
 
-// Line folding inside a quoted scalar: trailing blanks of the line are
-// dropped (but not escaped ones before `keep`), one line break becomes a
-// space, n+1 breaks become n newlines.
-void parser::fold_line_break(std::string& out, std::size_t keep) {
-    while (out.size() > keep && is_ws(out.back())) {
-        out.pop_back();
+// strconv.FormatFloat(f, 'g', -1, 32): the shortest digits that read back as
+// the same float32, in %e form when the exponent is < -4 or >= 6.
+std::string go_format_float32(double d) {
+    auto f = static_cast<float>(d);
+    if (std::isnan(f)) return ".nan";
+    if (std::isinf(f)) return f > 0 ? ".inf" : "-.inf";
+    char buf[64];
+    auto res = std::to_chars(buf, buf + sizeof buf, f, std::chars_format::scientific);
+    std::string_view sci(buf, static_cast<std::size_t>(res.ptr - buf));  // "-1.2345e+06"
+    bool neg = !sci.empty() && sci[0] == '-';
+    if (neg) sci.remove_prefix(1);
+    auto e = sci.find('e');
+    std::string digits;
+    for (char c : sci.substr(0, e)) {
+        if (c != '.') digits += c;
     }
-    advance();
-    std::size_t breaks = 0;
-    for (;;) {
-        skip_inline_ws();
-        if (cur() != '\n') {
-            break;
-        }
-        ++breaks;
-        advance();
+    int exp = 0;
+    std::string_view et = sci.substr(e + 1);
+    bool eneg = !et.empty() && et[0] == '-';
+    if (!et.empty() && (et[0] == '-' || et[0] == '+')) et.remove_prefix(1);
+    std::from_chars(et.data(), et.data() + et.size(), exp);
+    if (eneg) exp = -exp;
+    while (digits.size() > 1 && digits.back() == '0') digits.pop_back();
+    if (digits == "0") exp = 0;
+    std::string out = neg ? "-" : "";
+    if (exp < -4 || exp >= 6) {
+        out += digits[0];
+        if (digits.size() > 1) out += "." + digits.substr(1);
+        out += exp < 0 ? "e-" : "e+";
+        std::string ed = std::to_string(exp < 0 ? -exp : exp);
+        if (ed.size() < 2) ed.insert(0, "0");
+        return out + ed;
     }
-    if (breaks == 0) {
-        out.push_back(' ');
+    int dp = exp + 1;  // digits before the point
+    if (dp <= 0) {
+        out += "0." + std::string(static_cast<std::size_t>(-dp), '0') + digits;
+    } else if (static_cast<std::size_t>(dp) >= digits.size()) {
+        out += digits + std::string(static_cast<std::size_t>(dp) - digits.size(), '0');
     } else {
-        out.append(breaks, '\n');
+        out += digits.substr(0, static_cast<std::size_t>(dp)) + "." + digits.substr(static_cast<std::size_t>(dp));
     }
-}
-
-std::string parser::parse_single_quoted() {
-    std::size_t start = p_;
-    ++p_;
-    std::string out;
-    std::size_t keep = 0;
-    for (;;) {
-        if (eof()) {
-            fail_at(start, "unterminated single-quoted scalar");
-        }
-        char c = cur();
-        if (c == '\'') {
-            if (at(p_ + 1) == '\'') {
-                out.push_back('\'');
-                p_ += 2;
-                keep = out.size();
-                continue;
-            }
-            ++p_;
-            return out;
-        }
-        if (c == '\n') {
-            fold_line_break(out, keep);
-            continue;
-        }
-        out.push_back(c);
-        ++p_;
-    }
-}
-
-// `|` or `>` with optional chomping and indentation indicators. Content lines
-// are those indented at least as much as the first non-empty one (or the
-// explicit indent), which must be deeper than parent_indent.
-std::string parser::parse_block_scalar(int parent_indent) {
-    char style = cur();
-    ++p_;
-    enum class chomping { clip, strip, keep } chomp = chomping::clip;
-    int explicit_indent = 0;
-    for (int k = 0; k < 2; ++k) {
-        char c = cur();
-        if ((c == '-' || c == '+') && chomp == chomping::clip) {
-            chomp = c == '-' ? chomping::strip : chomping::keep;
-            ++p_;
-        } else if (c >= '1' && c <= '9' && explicit_indent == 0) {
-            explicit_indent = c - '0';
-            ++p_;
-        } else {
-            break;
-        }
-    }
-    if (!eof() && !is_ws(cur()) && cur() != '\n') {
-        fail("invalid block scalar header");
-    }
-    finish_line();
-
-    std::size_t indent = 0;
-    std::size_t min_indent = static_cast<std::size_t>(parent_indent + 1);
-    if (explicit_indent > 0) {
-        indent = static_cast<std::size_t>((parent_indent >= 0 ? parent_indent : 0) + explicit_indent);
-    } else {
-        for (std::size_t i = p_; i < s_.size();) { // the first non-empty line sets it
-            std::size_t sp = 0;
-            while (i + sp < s_.size() && s_[i + sp] == ' ') {
-                ++sp;
-            }
-            if (i + sp < s_.size() && s_[i + sp] == '\n') {
-                i += sp + 1;
-                continue;
-            }
-            indent = sp;
-            break;
-        }
-        indent = std::max(indent, min_indent);
-    }
-
-    std::string out;
-    std::size_t empties = 0;
-    bool any = false, prev_more = false, last_break = false;
-    while (!eof()) {
-        if (indent == 0 && at_doc_marker()) {
-            break;
-        }
-        std::size_t sp = 0;
-        while (p_ + sp < s_.size() && s_[p_ + sp] == ' ' && sp < indent) {
-            ++sp;
-        }
-        std::size_t after = p_ + sp;
-        if (after >= s_.size() || s_[after] == '\n') { // an empty line
-            ++empties;
-            p_ = after;
-            if (eof()) {
-                break;
-            }
-            advance();
-            continue;
-        }
-        if (sp < indent) {
-            break; // less indented: the scalar ended, the line is the parent's
-        }
-        std::size_t e = after;
-        while (e < s_.size() && s_[e] != '\n') {
-            ++e;
-        }
-        std::string_view line(s_.data() + after, e - after);
-        bool more = line[0] == ' ' || line[0] == '\t';
-        if (!any) {
-            out.append(empties, '\n');
-        } else if (style == '|' || more || prev_more) {
-            out.append(empties + 1, '\n');
-        } else if (empties == 0) {
-            out.push_back(' ');
-        } else {
-            out.append(empties, '\n');
-        }
-        out += line;
-        any = true;
-        prev_more = more;
-        empties = 0;
-        p_ = e;
-        last_break = !eof();
-        if (!eof()) {
-            advance();
-        }
-    }
-    if (!any) {
-        out.assign(chomp == chomping::keep ? empties : 0, '\n');
-    } else if (chomp == chomping::clip && last_break) {
-        out.push_back('\n');
-    } else if (chomp == chomping::keep) {
-        out.append((last_break ? 1 : 0) + empties, '\n');
-    }
-    skip_blank_lines();
     return out;
 }
 
-void parser::skip_flow_ws() {
-    for (;;) {
-        while (!eof() && (is_ws(cur()) || cur() == '\n')) {
-            advance();
+} // namespace
+
+json::value resolve_plain(std::string_view in) {
+    if (auto v = in_resolve_map(in)) return std::move(*v);
+    if (in.empty()) return json::string(in);
+    char first = in[0];
+    if (first == '.') {
+        // Not in the map, so maybe a plain float (ParseFloat on the text).
+        if (in.size() > 1 && is_yaml_style_float(in)) {
+            if (auto d = parse_float(in)) return *d;
         }
-        if (cur() != '#') {
-            return;
+        return json::string(in);
+    }
+    if (!(is_digit(first) || first == '+' || first == '-')) return json::string(in);
+    std::string plain;
+    plain.reserve(in.size());
+    for (char c : in) {
+        if (c != '_') plain += c;
+    }
+    // strconv.ParseInt(plain, 0, 64): a sign, then ParseUint's syntax.
+    {
+        std::string_view body = plain;
+        bool neg = false;
+        if (!body.empty() && (body[0] == '+' || body[0] == '-')) {
+            neg = body[0] == '-';
+            body.remove_prefix(1);
         }
-        while (!eof() && cur() != '\n') {
-            ++p_;
+        auto u = parse_go_uint(body);
+        if (u.syntax_ok && !u.overflow) {
+            constexpr auto max = static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
+            if (!neg && u.value <= max) return static_cast<std::int64_t>(u.value);
+            if (neg && u.value <= max + 1) return u.value == max + 1 ? std::numeric_limits<std::int64_t>::min()
+                                                                       : -static_cast<std::int64_t>(u.value);
         }
     }
+    // strconv.ParseUint(plain, 0, 64): no sign allowed.
+    go_uint u = parse_go_uint(plain);
+    if (u.syntax_ok && !u.overflow) return u.value;
+    if (is_yaml_style_float(plain)) {
+        if (auto d = parse_float(plain)) return *d;
+    }
+    // An integer beyond 64 bits (a big.Int, a JSON number after conversion).
+    if (u.syntax_ok && u.overflow) return u.approx;
+    return json::string(in);
 }
 
-json::value parser::parse_flow_node() {
-    depth_guard g(*this);
-    skip_flow_ws();
-    reject_anchor_alias();
-    bool as_string = false;
-    if (cur() == '!') {
-        as_string = skip_tag();
-        skip_flow_ws();
-        reject_anchor_alias();
+std::optional<json::value> resolve_tagged(std::string_view tag, std::string_view text, std::string& why) {
+    std::string t = short_tag(tag);
+    if (t == "!!int" || t == "!!float" || t == "!!bool" || t == "!!null") {
+        json::value v = resolve_plain(text);
+        if (t == kind_tag(v)) return v;
+        if (t == "!!float" && v.is_int64()) return static_cast<double>(v.get_int64());
+        if (t == "!!float" && v.is_uint64()) return static_cast<double>(v.get_uint64());
+        why = "cannot decode " + std::string(kind_tag(v)) + " `" + std::string(text) + "` as a " + t;
+        return std::nullopt;
     }
-    if (eof()) {
-        fail("unexpected end of input in a flow collection");
-    }
-    std::size_t start = p_;
-    char c = cur();
-    if (c == '[') {
-        ++p_;
-        json::array arr;
-        for (;;) {
-            skip_flow_ws();
-            if (eof()) {
-                fail_at(start, "unterminated flow sequence");
-            }
-            if (cur() == ']') {
-                ++p_;
-                return arr;
-            }
-            json::value item = parse_flow_node();
-            skip_flow_ws();
-            if (cur() == ':') { // [key: value], a single-pair mapping
-                if (!item.is_string()) {
-                    fail("a flow mapping key must be a string");
-                }
-                ++p_;
-                skip_flow_ws();
-                json::object pair;
-                pair[item.as_string()] = (cur() == ',' || cur() == ']') ? json::value() : parse_flow_node();
-                item = std::move(pair);
-                skip_flow_ws();
-            }
-            arr.push_back(std::move(item));
-            if (cur() == ',') {
-                ++p_;
-                continue;
-            }
-            if (cur() == ']') {
-                ++p_;
-                return arr;
-            }
-            if (eof()) {
-                fail_at(start, "unterminated flow sequence");
-            }
-            fail("expected ',' or ']' in a flow sequence");
+    if (t == "!!binary") {
+        // Base64 text; Go decodes it and JSON re-encodes it without line breaks.
+        std::string out;
+        for (char c : text) {
+            if (c != '\n' && c != ' ' && c != '\r' && c != '\t') out += c;
         }
+        return json::value(json::string(out));
     }
-    if (c == '{') {
-        ++p_;
-        json::object obj;
-        for (;;) {
-            skip_flow_ws();
-            if (eof()) {
-                fail_at(start, "unterminated flow mapping");
-            }
-            if (cur() == '}') {
-                ++p_;
-                return obj;
-            }
-            std::size_t key_pos = p_;
-            reject_anchor_alias();
-            std::string key;
-            if (cur() == '"') {
-                key = parse_double_quoted();
-            } else if (cur() == '\'') {
-                key = parse_single_quoted();
-            } else if (cur() == '[' || cur() == '{') {
-                fail("flow collections as mapping keys are not supported");
-            } else if (cur() == ',') {
-                fail("empty entry in a flow mapping");
-            } else {
-                key = read_plain_run(true);
-            }
-            skip_flow_ws();
-            json::value v;
-            if (cur() == ':') {
-                ++p_;
-                skip_flow_ws();
-                if (cur() != ',' && cur() != '}') {
-                    v = parse_flow_node();
-                }
-            }
-            if (obj.contains(key)) {
-                fail_at(key_pos, "duplicate mapping key \"" + key + "\"");
-            }
-            obj.emplace(key, std::move(v));
-            skip_flow_ws();
-            if (cur() == ',') {
-                ++p_;
-                continue;
-            }
-            if (cur() == '}') {
-                ++p_;
-                return obj;
-            }
-            if (eof()) {
-                fail_at(start, "unterminated flow mapping");
-            }
-            fail("expected ',' or '}' in a flow mapping");
-        }
+    // !!str, !!timestamp (a string for an untyped target), and tags
+    // goyaml.v2 cannot resolve: the text as it is.
+    return json::value(json::string(text));
+}
+
+std::optional<std::string> key_text(const json::value& key) {
+    switch (key.kind()) {
+    case json::kind::string: return std::string(key.get_string());
+    case json::kind::int64: return std::to_string(key.get_int64());
+    case json::kind::uint64: return std::to_string(key.get_uint64());
+    case json::kind::bool_: return std::string(key.get_bool() ? "true" : "false");
+    case json::kind::double_: return go_format_float32(key.get_double());
+    default: return std::nullopt;
     }
-    if (c == '"') {
-        return json::string(parse_double_quoted());
-    }
-    if (c == '\'') {
-        return json::string(parse_single_quoted());
-    }
-    if (c == ']' || c == '}' || c == ',') {
-        fail(std::string("unexpected '") + c + "' in a flow collection");
-    }
-    std::string text = parse_plain(-1, true);
-    return as_string ? json::value(json::string(text)) : resolve(text);
 }
 
 } // namespace kcoro::detail::yaml

@@ -1,5 +1,7 @@
 #include <kcoro/server/flags.hpp>
 
+#include <kcoro/server/bind_address.hpp>
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -295,18 +297,9 @@ void add_manager_flags(flag_set& flags, manager_options& o) {
 namespace {
 
 result<void> check_address(std::string_view flag, std::string_view addr) {
-    if (addr == "0") return {};
-    auto colon = addr.rfind(':');
-    auto fail = [&] {
-        return bad("invalid value " + go_quote(addr) + " for flag --" + std::string(flag) +
-                   ": want \"0\", \":port\" or \"host:port\"");
-    };
-    if (colon == std::string_view::npos) return fail();
-    auto port = addr.substr(colon + 1);
-    unsigned p = 0;
-    auto [ptr, ec] = std::from_chars(port.data(), port.data() + port.size(), p);
-    if (port.empty() || ec != std::errc{} || ptr != port.data() + port.size() || p > 65535) return fail();
-    return {};
+    if (is_disabled_bind_address(addr) || split_bind_address(addr)) return {};
+    return bad("invalid value " + go_quote(addr) + " for flag --" + std::string(flag) +
+               ": want \"0\", \":port\" or \"host:port\"");
 }
 
 } // namespace

@@ -5,6 +5,7 @@
 #include <kcoro/io/certs.hpp>
 #include <kcoro/io/http_server.hpp>
 #include <kcoro/io/tls.hpp>
+#include <kcoro/server/bind_address.hpp>
 #include <kcoro/server/metrics_auth.hpp>
 #include <kcoro/server/metrics_handler.hpp>
 
@@ -42,29 +43,19 @@ result<tcp::endpoint> parse_bind_address(std::string_view address) {
         return error(kcoro_errc::invalid_config,
                      "bind address \"" + std::string(address) + "\": " + std::string(why));
     };
-    auto colon = address.rfind(':');
-    if (colon == std::string_view::npos) return bad("want \":port\" or \"host:port\"");
-    auto host = address.substr(0, colon);
-    auto port_text = address.substr(colon + 1);
-    unsigned port = 0;
-    if (port_text.empty() || port_text.size() > 5) return bad("bad port");
-    for (char ch : port_text) {
-        if (ch < '0' || ch > '9') return bad("bad port");
-        port = port * 10 + static_cast<unsigned>(ch - '0');
-    }
-    if (port > 65535) return bad("port out of range");
-    if (host.size() >= 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+    auto parts = split_bind_address(address);  // the one parser of the flag's text
+    if (!parts) return bad(parts.error().message());
     asio::ip::address addr;
-    if (host.empty()) {
+    if (parts->host.empty()) {
         addr = asio::ip::address_v6::any();
-    } else if (host == "localhost") {
+    } else if (parts->host == "localhost") {
         addr = asio::ip::address_v4::loopback();
     } else {
         boost::system::error_code ec;
-        addr = asio::ip::make_address(std::string(host), ec);
+        addr = asio::ip::make_address(parts->host, ec);
         if (ec) return bad("host must be an IP address or localhost");
     }
-    return tcp::endpoint(addr, static_cast<unsigned short>(port));
+    return tcp::endpoint(addr, parts->port);
 }
 
 namespace {
@@ -284,31 +275,8 @@ struct manager::impl {
     asio::awaitable<void> reap();
 };
 
-// ----------------------------------------------------------------------------
-// THE START ORDER (controller-runtime's pkg/manager/internal.go, Start):
-//
-//  1. metrics server, probe server, liveness watchdog: up first, so a slow
-//     cache sync is visible (readyz fails with "informers" until synced,
-//     healthz passes) and scrapes work from the start;
-//  2. every runnable that does not need leader election: the informer
-//     factory (watches start), the event recorders, caches and webhooks;
-//  3. wait until every informer synced (bounded by cache_sync_timeout); the
-//     readiness check "informers" then passes. A standby replica is ready:
-//     readiness never depends on leadership;
-//  4. leader election, when --leader-elect; otherwise this replica leads;
-//  5. the leader-gated runnables (controllers), once leading.
-// Then wait for a stop request (signal, request_stop) or leadership loss.
-//
-// THE STOP ORDER (shut_down):
-//  a. leader-gated runnables: stop() (no new work) and, on leadership loss,
-//     cancelled at once;
-//  b. wait for their in-flight work (deadline: --graceful-shutdown-timeout);
-//  c. leader election: stop(), releasing the lease when configured (only
-//     now, so no write can follow the release);
-//  d. the other runnables (event recorders flush, informers stop);
-//  e. past the deadline: everything left is cancelled, exit code 1;
-//  f. the servers and the watchdog stop.
-// ----------------------------------------------------------------------------
+// The start order (1-5) and the stop order (a-f) are written out once, in
+// include/kcoro/server/manager.hpp; run() and shut_down() follow them.
 asio::awaitable<int> manager::impl::run() {
     running = true;
     auto ex = co_await asio::this_coro::executor;

@@ -134,7 +134,10 @@ TEST_CASE("insecure-skip-tls-verify only when explicitly true") {
     CHECK(yes.clusters.at(0).insecure_skip_tls_verify);
     auto no = parse_ok("/c", "clusters:\n- name: a\n  cluster: {server: 'https://h'}\n");
     CHECK_FALSE(no.clusters.at(0).insecure_skip_tls_verify);
-    CHECK(parse_error("/c", "clusters:\n- name: a\n  cluster: {insecure-skip-tls-verify: yes}\n") ==
+    // A bool field takes YAML 1.1's words, as client-go's decoding (goyaml.v2) does.
+    auto on = parse_ok("/c", "clusters:\n- name: a\n  cluster: {server: 'https://h', insecure-skip-tls-verify: yes}\n");
+    CHECK(on.clusters.at(0).insecure_skip_tls_verify);
+    CHECK(parse_error("/c", "clusters:\n- name: a\n  cluster: {insecure-skip-tls-verify: maybe}\n") ==
           "kubeconfig /c: clusters[0] \"a\": insecure-skip-tls-verify: expected true or false");
 }
 
@@ -167,7 +170,7 @@ TEST_CASE("KUBECONFIG merge: first file wins per name, current-context from the 
 TEST_CASE("an empty file is an empty config; a broken one names the file") {
     CHECK(parse_ok("/e", "").clusters.empty());
     CHECK(parse_ok("/e", "# nothing\n").current_context.empty());
-    CHECK(parse_error("/p", "clusters: [\n") == "kubeconfig /p: yaml: line 1, column 11: unterminated flow sequence");
+    CHECK(parse_error("/p", "clusters: [\n") == "kubeconfig /p: yaml: line 2, column 1: did not find expected node content while parsing a flow node");
     CHECK(parse_error("/p", "- a\n") == "kubeconfig /p: not a mapping (a kubeconfig is a YAML or JSON object)");
     CHECK(parse_error("/p", "clusters: {}\n") == "kubeconfig /p: clusters: expected a list");
     CHECK(parse_error("/p", "users:\n- just-a-name\n") == "kubeconfig /p: users[0]: expected a mapping");

@@ -1,1 +1,0 @@
-// Placeholder so the client layer library is never empty.

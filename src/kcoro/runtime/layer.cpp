@@ -1,1 +1,0 @@
-// Placeholder so the runtime layer library is never empty.

@@ -1,1 +1,0 @@
-// Placeholder so the server layer library is never empty.
