@@ -29,6 +29,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -48,6 +49,22 @@ long rss_bytes() {
     long pages = 0, resident = 0;
     statm >> pages >> resident;
     return resident * sysconf(_SC_PAGESIZE);
+}
+
+// utime + stime of a process (/proc/PID/stat fields 14 and 15), seconds.
+double cpu_seconds(pid_t pid) {
+    std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    auto close = text.rfind(')');
+    if (close == std::string::npos) return 0;
+    std::istringstream rest(text.substr(close + 2));
+    std::string field;
+    unsigned long long utime = 0, stime = 0;
+    for (int i = 3; i <= 15 && rest >> field; ++i) {
+        if (i == 14) utime = std::stoull(field);
+        if (i == 15) stime = std::stoull(field);
+    }
+    return double(utime + stime) / double(sysconf(_SC_CLK_TCK));
 }
 
 long heap_in_use() {
@@ -135,9 +152,11 @@ struct figures {
     long rss_before = 0, rss_after = 0;
     long heap_before = 0, heap_after = 0;
     std::size_t objects = 0;
+    double client_cpu = 0, server_cpu = 0;  // seconds of CPU during the sync
 };
 
-figures sync_once(asio::io_context& ioc, kcoro::client::client& c, kcoro::io::clock& clk, const char* mode) {
+figures sync_once(asio::io_context& ioc, kcoro::client::client& c, kcoro::io::clock& clk, const char* mode,
+                  pid_t server) {
     figures f;
     f.heap_before = heap_in_use();
     f.rss_before = rss_bytes();
@@ -152,11 +171,14 @@ figures sync_once(asio::io_context& ioc, kcoro::client::client& c, kcoro::io::cl
     }
     auto inf = std::make_unique<rt::informer>(c, clk, ioc.get_executor(), o);
     bool done = false;
+    const double self0 = cpu_seconds(getpid()), server0 = cpu_seconds(server);
     auto t0 = std::chrono::steady_clock::now();
     asio::co_spawn(ioc, inf->run(), [&](std::exception_ptr) { done = true; });
     const std::chrono::nanoseconds bound = 5min;
     auto synced = run(ioc, inf->wait_for_sync(bound));
     f.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    f.client_cpu = cpu_seconds(getpid()) - self0;
+    f.server_cpu = cpu_seconds(server) - server0;
     if (!synced) {
         std::printf("%s: sync failed: %s\n", mode, synced.error().message().c_str());
     }
@@ -262,16 +284,17 @@ int main(int argc, char** argv) {
     }
 
     // A first pass absorbs one-time allocations (connections, parser buffers).
-    sync_once(ioc, *c, clk, "metadata-only");
+    sync_once(ioc, *c, clk, "metadata-only", server.pid);
     for (const char* mode : {"strip-managedFields (default)", "keep-managedFields", "metadata-only"}) {
         std::string m = mode;
         const char* key = m.rfind("strip", 0) == 0 ? "strip" : mode;
-        auto f = sync_once(ioc, *c, clk, key);
+        auto f = sync_once(ioc, *c, clk, key, server.pid);
         double per_obj_heap = f.objects ? double(f.heap_after - f.heap_before) / double(f.objects) : 0;
         double per_obj_rss = f.objects ? double(f.rss_after - f.rss_before) / double(f.objects) : 0;
-        std::printf("  %-30s sync %zu objects in %.3f s; RSS %.1f -> %.1f MiB (%.0f B/object); "
-                    "heap in use +%.1f MiB (%.0f B/object)\n",
-                    mode, f.objects, f.seconds, f.rss_before / 1048576.0, f.rss_after / 1048576.0, per_obj_rss,
+        std::printf("  %-30s sync %zu objects in %.3f s (CPU: client %.3f s = %.1f us/object, server %.3f s); "
+                    "RSS %.1f -> %.1f MiB (%.0f B/object); heap in use +%.1f MiB (%.0f B/object)\n",
+                    mode, f.objects, f.seconds, f.client_cpu, f.objects ? 1e6 * f.client_cpu / double(f.objects) : 0.0,
+                    f.server_cpu, f.rss_before / 1048576.0, f.rss_after / 1048576.0, per_obj_rss,
                     (f.heap_after - f.heap_before) / 1048576.0, per_obj_heap);
     }
     c.reset();
