@@ -153,6 +153,7 @@ struct figures {
     long heap_before = 0, heap_after = 0;
     std::size_t objects = 0;
     double client_cpu = 0, server_cpu = 0;  // seconds of CPU during the sync
+    std::size_t stored = 0;                 // the cache's blocks (compact text, keys, index values)
 };
 
 figures sync_once(asio::io_context& ioc, kcoro::client::client& c, kcoro::io::clock& clk, const char* mode,
@@ -183,6 +184,7 @@ figures sync_once(asio::io_context& ioc, kcoro::client::client& c, kcoro::io::cl
         std::printf("%s: sync failed: %s\n", mode, synced.error().message().c_str());
     }
     f.objects = inf->cache().size();
+    f.stored = inf->cache().stored_bytes();
     f.heap_after = heap_in_use();
     f.rss_after = rss_bytes();
     inf->stop();
@@ -292,10 +294,11 @@ int main(int argc, char** argv) {
         double per_obj_heap = f.objects ? double(f.heap_after - f.heap_before) / double(f.objects) : 0;
         double per_obj_rss = f.objects ? double(f.rss_after - f.rss_before) / double(f.objects) : 0;
         std::printf("  %-30s sync %zu objects in %.3f s (CPU: client %.3f s = %.1f us/object, server %.3f s); "
-                    "RSS %.1f -> %.1f MiB (%.0f B/object); heap in use +%.1f MiB (%.0f B/object)\n",
+                    "RSS %.1f -> %.1f MiB (%.0f B/object); heap in use +%.1f MiB (%.0f B/object, of which stored %.0f)\n",
                     mode, f.objects, f.seconds, f.client_cpu, f.objects ? 1e6 * f.client_cpu / double(f.objects) : 0.0,
                     f.server_cpu, f.rss_before / 1048576.0, f.rss_after / 1048576.0, per_obj_rss,
-                    (f.heap_after - f.heap_before) / 1048576.0, per_obj_heap);
+                    (f.heap_after - f.heap_before) / 1048576.0, per_obj_heap,
+                    f.objects ? double(f.stored) / double(f.objects) : 0.0);
     }
     c.reset();
     std::filesystem::remove_all(dir);
