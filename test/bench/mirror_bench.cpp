@@ -499,6 +499,7 @@ struct bench {
 
     double seed_phase() {
         const auto t0 = bench_clock::now();
+        const double server0 = sample(server.pid).cpu;
         int failed = 0, finished = 0;
         for (int w = 0; w < cfg.clients; ++w) {
             asio::co_spawn(ioc, create_range(w, cfg.parents, cfg.clients), [&](std::exception_ptr e, int f) {
@@ -512,10 +513,11 @@ struct bench {
             ioc.run_one();
         }
         const double s = seconds_since(t0);
+        const double server_cpu = sample(server.pid).cpu - server0;
         log.read();
         std::printf("seed:   %d parents (%zu B of JSON each) created in %.2f s by %d parallel clients "
-                    "(%.0f creates/s, %d failed)\n",
-                    cfg.parents, json_bytes("parent-0"), s, cfg.clients, cfg.parents / s, failed);
+                    "(%.0f creates/s, %d failed); server CPU %.2f s\n",
+                    cfg.parents, json_bytes("parent-0"), s, cfg.clients, cfg.parents / s, failed, server_cpu);
         return s;
     }
 
@@ -526,6 +528,7 @@ struct bench {
             if (e) std::rethrow_exception(e);
         });
         const auto t0 = bench_clock::now();
+        const double server0 = sample(server.pid).cpu;
         start_controller("mirror.log");
         const std::size_t want = static_cast<std::size_t>(cfg.parents);
         if (!run_until([&] { return children.size() >= want || !controller.alive(); }, std::chrono::minutes(30))) {
@@ -534,16 +537,17 @@ struct bench {
         if (!controller.alive()) die("the controller exited during the sync");
         const double s = seconds_since(t0);
         auto f = sample(controller.pid);
+        const double server_cpu = sample(server.pid).cpu - server0;
         auto reqs = log.read();
         const std::size_t parent_json = json_bytes("parent-0"), child_json = json_bytes("parent-0-observed");
         const double cached_json = double(cfg.parents) * double(parent_json + child_json);
         const double objects = 2.0 * cfg.parents;
         std::printf("sync:   all %d children in %.2f s (%.2fx the seed time); controller CPU %.2f s "
                     "(%.0f us/parent); RssAnon %.1f MB = %.2f KB per cached object over idle "
-                    "(%.2fx the %.1f MB of cached JSON); requests %s; child writes %ld\n",
+                    "(%.2fx the %.1f MB of cached JSON); server CPU %.2f s; requests %s; child writes %ld\n",
                     cfg.parents, s, s / seed_s, f.cpu, 1e6 * f.cpu / cfg.parents, f.anon_kb / 1024.0,
                     double(f.anon_kb - idle.anon_kb) / objects, double(f.anon_kb) * 1024.0 / cached_json,
-                    cached_json / 1048576.0, reqs.str().c_str(), reqs.child_writes);
+                    cached_json / 1048576.0, server_cpu, reqs.str().c_str(), reqs.child_writes);
         last_ = f;
     }
 
