@@ -68,6 +68,7 @@ result<json::object> object_store::list(const group_version_resource& gvr, std::
 
     revision_t snapshot = revision_;
     std::optional<object_key> start_after;
+    std::optional<std::int64_t> token_remaining;  // items from this page on, as the last page counted
     if (!o.continue_token.empty()) {
         if (!o.resource_version.empty() && o.resource_version != "0") {
             return errors::bad_request("specifying resource version is not allowed when using continue");
@@ -78,6 +79,7 @@ result<json::object> object_store::list(const group_version_resource& gvr, std::
             return errors::expired(continue_expired_message);
         }
         snapshot = token->revision;
+        token_remaining = token->remaining;
         start_after = object_key::parse(token->last_key);
         if (!def->namespaced) start_after->ns.clear();
     } else if (!o.resource_version.empty() && o.resource_version != "0") {
@@ -149,7 +151,10 @@ result<json::object> object_store::list(const group_version_resource& gvr, std::
         if (!*obj || !selected(*filter, *def, **obj)) continue;
         if (o.limit > 0 && static_cast<std::int64_t>(items.size()) >= o.limit) {
             more = true;
-            if (count_remaining) {
+            if (count_remaining && token_remaining && *token_remaining >= static_cast<std::int64_t>(items.size())) {
+                // The previous page counted what was left at this snapshot.
+                remaining = *token_remaining - static_cast<std::int64_t>(items.size());
+            } else if (count_remaining) {
                 // Without selectors every visible key counts: the keys left in
                 // the current bucket, corrected by the overlay (created after
                 // the snapshot: invisible; deleted after it: still visible).
@@ -169,7 +174,9 @@ result<json::object> object_store::list(const group_version_resource& gvr, std::
 
     json::object meta{{"resourceVersion", resource_version_string(snapshot)}};
     if (more) {
-        meta["continue"] = encode_continue_token({snapshot, last_key});
+        std::optional<std::int64_t> rem;
+        if (count_remaining) rem = remaining;
+        meta["continue"] = encode_continue_token({snapshot, last_key, rem});
         if (count_remaining) meta["remainingItemCount"] = remaining;
     }
     return json::object{{"kind", def->list_kind},
