@@ -274,9 +274,11 @@ void object_cache::replace(item_set next, const notification_sink& sink) {
         ix.refs.clear();
     }
     item_set previous = std::exchange(items_, std::move(next));
+    for (const auto& s : items_) {
+        index_slot(s);  // may rebuild a block that lacks a newer index's values
+    }
     bytes_ = 0;
     for (const auto& s : items_) {
-        index_slot(s);
         bytes_ += s.obj.bytes();
     }
     synced_ = true;
