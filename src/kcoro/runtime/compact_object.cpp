@@ -80,6 +80,14 @@ void put_u32(char*& p, std::uint32_t v) noexcept {
     p += sizeof(v);
 }
 
+// memcpy must not see the null data() of an empty view.
+void put_bytes(char*& p, std::string_view s) noexcept {
+    if (!s.empty()) {
+        std::memcpy(p, s.data(), s.size());
+        p += s.size();
+    }
+}
+
 std::uint32_t get_u32(const char*& p) noexcept {
     std::uint32_t v = 0;
     std::memcpy(&v, p, sizeof(v));
@@ -159,29 +167,25 @@ compact_object compact_object::assemble(std::string_view text, std::string_view 
     std::size_t size = sizeof(header) + text.size() + ns.size() + name.size();
     for (const auto& vs : values) {
         size += sizeof(std::uint32_t);
+        checked_size(vs.size());
         for (const auto& v : vs) {
-            size += sizeof(std::uint32_t) + v.size();
+            size += sizeof(std::uint32_t) + checked_size(v.size());
         }
     }
+    // Sizes checked before the allocation, so a throw leaks nothing.
+    const header sizes{checked_size(size), checked_size(text.size()), checked_size(ns.size()),
+                       checked_size(name.size()), checked_size(values.size())};
     auto* h = static_cast<header*>(::operator new(size));
-    h->size = checked_size(size);
-    h->text_size = checked_size(text.size());
-    h->ns_size = checked_size(ns.size());
-    h->name_size = checked_size(name.size());
-    h->index_count = checked_size(values.size());
+    *h = sizes;
     char* p = h->data();
-    std::memcpy(p, text.data(), text.size());
-    p += text.size();
-    std::memcpy(p, ns.data(), ns.size());
-    p += ns.size();
-    std::memcpy(p, name.data(), name.size());
-    p += name.size();
+    put_bytes(p, text);
+    put_bytes(p, ns);
+    put_bytes(p, name);
     for (const auto& vs : values) {
-        put_u32(p, checked_size(vs.size()));
+        put_u32(p, static_cast<std::uint32_t>(vs.size()));
         for (const auto& v : vs) {
-            put_u32(p, checked_size(v.size()));
-            std::memcpy(p, v.data(), v.size());
-            p += v.size();
+            put_u32(p, static_cast<std::uint32_t>(v.size()));
+            put_bytes(p, v);
         }
     }
     return compact_object(h);
