@@ -10,6 +10,7 @@
 #include <kcoro/client/client.hpp>
 #include <kcoro/io/clock.hpp>
 #include <kcoro/runtime/informer.hpp>
+#include <kcoro/runtime/watcher.hpp>
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
@@ -21,6 +22,7 @@
 #include <malloc.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -29,6 +31,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -48,6 +51,29 @@ long rss_bytes() {
     long pages = 0, resident = 0;
     statm >> pages >> resident;
     return resident * sysconf(_SC_PAGESIZE);
+}
+
+// utime + stime of a process (/proc/PID/stat fields 14 and 15), seconds.
+double cpu_seconds(pid_t pid) {
+    std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    auto close = text.rfind(')');
+    if (close == std::string::npos) return 0;
+    std::istringstream rest(text.substr(close + 2));
+    std::string field;
+    unsigned long long utime = 0, stime = 0;
+    for (int i = 3; i <= 15 && rest >> field; ++i) {
+        if (i == 14) utime = std::stoull(field);
+        if (i == 15) stime = std::stoull(field);
+    }
+    return double(utime + stime) / double(sysconf(_SC_CLK_TCK));
+}
+
+// This process's CPU with microsecond resolution (getrusage).
+double self_cpu_seconds() {
+    rusage ru{};
+    getrusage(RUSAGE_SELF, &ru);
+    return double(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) + 1e-6 * double(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
 }
 
 long heap_in_use() {
@@ -135,9 +161,13 @@ struct figures {
     long rss_before = 0, rss_after = 0;
     long heap_before = 0, heap_after = 0;
     std::size_t objects = 0;
+    double client_cpu = 0, server_cpu = 0;  // seconds of CPU during the sync
+    std::size_t stored = 0;                 // the cache's blocks (compact text, keys, index values)
+    std::uint64_t lists = 0;                // list requests (pages) the sync took: no relist storm
 };
 
-figures sync_once(asio::io_context& ioc, kcoro::client::client& c, kcoro::io::clock& clk, const char* mode) {
+figures sync_once(asio::io_context& ioc, kcoro::client::client& c, kcoro::io::clock& clk, const char* mode,
+                  pid_t server) {
     figures f;
     f.heap_before = heap_in_use();
     f.rss_before = rss_bytes();
@@ -152,15 +182,20 @@ figures sync_once(asio::io_context& ioc, kcoro::client::client& c, kcoro::io::cl
     }
     auto inf = std::make_unique<rt::informer>(c, clk, ioc.get_executor(), o);
     bool done = false;
+    const double self0 = self_cpu_seconds(), server0 = cpu_seconds(server);
     auto t0 = std::chrono::steady_clock::now();
     asio::co_spawn(ioc, inf->run(), [&](std::exception_ptr) { done = true; });
     const std::chrono::nanoseconds bound = 5min;
     auto synced = run(ioc, inf->wait_for_sync(bound));
     f.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    f.client_cpu = self_cpu_seconds() - self0;
+    f.server_cpu = cpu_seconds(server) - server0;
     if (!synced) {
         std::printf("%s: sync failed: %s\n", mode, synced.error().message().c_str());
     }
     f.objects = inf->cache().size();
+    f.stored = inf->cache().stored_bytes();
+    f.lists = inf->source().lists();
     f.heap_after = heap_in_use();
     f.rss_after = rss_bytes();
     inf->stop();
@@ -262,17 +297,19 @@ int main(int argc, char** argv) {
     }
 
     // A first pass absorbs one-time allocations (connections, parser buffers).
-    sync_once(ioc, *c, clk, "metadata-only");
+    sync_once(ioc, *c, clk, "metadata-only", server.pid);
     for (const char* mode : {"strip-managedFields (default)", "keep-managedFields", "metadata-only"}) {
         std::string m = mode;
         const char* key = m.rfind("strip", 0) == 0 ? "strip" : mode;
-        auto f = sync_once(ioc, *c, clk, key);
+        auto f = sync_once(ioc, *c, clk, key, server.pid);
         double per_obj_heap = f.objects ? double(f.heap_after - f.heap_before) / double(f.objects) : 0;
         double per_obj_rss = f.objects ? double(f.rss_after - f.rss_before) / double(f.objects) : 0;
-        std::printf("  %-30s sync %zu objects in %.3f s; RSS %.1f -> %.1f MiB (%.0f B/object); "
-                    "heap in use +%.1f MiB (%.0f B/object)\n",
-                    mode, f.objects, f.seconds, f.rss_before / 1048576.0, f.rss_after / 1048576.0, per_obj_rss,
-                    (f.heap_after - f.heap_before) / 1048576.0, per_obj_heap);
+        std::printf("  %-30s sync %zu objects in %.3f s, %llu list pages (CPU: client %.3f s = %.1f us/object, server %.3f s); "
+                    "RSS %.1f -> %.1f MiB (%.0f B/object); heap in use +%.1f MiB (%.0f B/object, of which stored %.0f)\n",
+                    mode, f.objects, f.seconds, static_cast<unsigned long long>(f.lists), f.client_cpu, f.objects ? 1e6 * f.client_cpu / double(f.objects) : 0.0,
+                    f.server_cpu, f.rss_before / 1048576.0, f.rss_after / 1048576.0, per_obj_rss,
+                    (f.heap_after - f.heap_before) / 1048576.0, per_obj_heap,
+                    f.objects ? double(f.stored) / double(f.objects) : 0.0);
     }
     c.reset();
     std::filesystem::remove_all(dir);

@@ -140,7 +140,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             // A watch event's object is what the cache now holds. (In a snapshot
             // a key may repeat, as the fuzzer's lists do: the last one wins.)
             if (e.type == watcher_event_type::apply &&
-                (notes.size() != 1 || cache.get(kcoro::key_of(*e.object)) != notes[0].object)) {
+                (notes.size() != 1 || !notes[0].object || *cache.get(kcoro::key_of(*e.object)) != *notes[0].object)) {
                 std::abort();
             }
         }

@@ -304,8 +304,11 @@ asio::awaitable<http_reply> api_handler::dispatch(http_request& req) {
         break;
     }
     if (auto* resp = std::get_if<http_response>(&reply)) {
+        // userAgent as in the real server's audit events: tells clients
+        // that share a user apart (test/bench/mirror_bench counts by it).
         log({{"level", "info"}, {"msg", "request"}, {"method", req.method}, {"path", r.path},
-             {"verb", r.verb}, {"user", user->name}, {"code", resp->status}});
+             {"verb", r.verb}, {"user", user->name}, {"userAgent", req.header("user-agent")},
+             {"code", resp->status}});
     }
     co_return reply;
 }

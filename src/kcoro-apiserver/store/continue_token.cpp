@@ -81,6 +81,7 @@ bool is_clean(std::string_view key) {
 
 std::string encode_continue_token(const continue_token& t) {
     boost::json::object o{{"v", "meta.k8s.io/v1"}, {"rv", t.revision}, {"start", t.last_key + '\0'}};
+    if (t.remaining) o["rem"] = *t.remaining;
     return encode64(boost::json::serialize(o));
 }
 
@@ -127,6 +128,9 @@ result<continue_token> decode_continue_token(std::string_view text) {
     t.revision = static_cast<std::uint64_t>(rv);
     if (key.back() == '\0') key.pop_back();
     t.last_key = std::move(key);
+    if (const auto* rem = o.if_contains("rem"); rem && rem->is_int64() && rem->get_int64() >= 0) {
+        t.remaining = rem->get_int64();
+    }
     return t;
 }
 

@@ -129,6 +129,8 @@ bool set_namespace_deletion_conditions(json::object& ns, const std::map<std::str
 
 bool object_store::gc_step(wall_time now) {
     auto& im = *impl_;
+    if (im.gc_idle_at == revision_) return false;
+    const revision_t start_revision = revision_;
     auto ctx = controller_ctx(now);
     bool changed = false;
 
@@ -276,6 +278,7 @@ bool object_store::gc_step(wall_time now) {
             changed |= im.controller_write(*l.def, std::move(next), l.obj);
         }
     }
+    if (!changed && revision_ == start_revision) im.gc_idle_at = revision_;
     return changed;
 }
 

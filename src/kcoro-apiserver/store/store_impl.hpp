@@ -39,6 +39,10 @@ public:
     std::map<std::string, bucket_map> buckets;  // "group/resource" -> objects
     std::deque<history_record> history;
     revision_t compacted = 0;  // events <= compacted are gone
+    // gc_step found nothing to do at this revision: its decisions read only
+    // stored state, so until the next commit another pass would find the
+    // same (a pass walks every object: 100k objects every 100 ms otherwise).
+    std::optional<revision_t> gc_idle_at;
     std::mt19937_64 rng;
     std::set<std::uint32_t> allocated_ips;      // service clusterIPs in use (host order)
     std::uint32_t next_ip_offset = 1;

@@ -68,6 +68,7 @@ result<json::object> object_store::list(const group_version_resource& gvr, std::
 
     revision_t snapshot = revision_;
     std::optional<object_key> start_after;
+    std::optional<std::int64_t> token_remaining;  // items from this page on, as the last page counted
     if (!o.continue_token.empty()) {
         if (!o.resource_version.empty() && o.resource_version != "0") {
             return errors::bad_request("specifying resource version is not allowed when using continue");
@@ -78,6 +79,7 @@ result<json::object> object_store::list(const group_version_resource& gvr, std::
             return errors::expired(continue_expired_message);
         }
         snapshot = token->revision;
+        token_remaining = token->remaining;
         start_after = object_key::parse(token->last_key);
         if (!def->namespaced) start_after->ns.clear();
     } else if (!o.resource_version.empty() && o.resource_version != "0") {
@@ -103,52 +105,78 @@ result<json::object> object_store::list(const group_version_resource& gvr, std::
         }
     }
 
+    // One pass over the keys from where the page starts (a continue token's
+    // last key, else the namespace's first key) to the namespace's end: each
+    // page costs its own items plus, for remainingItemCount, a count of the
+    // keys after it, never a walk over the pages before it.
     json::array items;
     std::string last_key;
     bool more = false;
     std::int64_t remaining = 0;
-    bool count_remaining = filter->labels.empty() && filter->fields.empty();
-    auto visit = [&](const object_key& key, const object_ptr& obj) {
-        if (!obj) return true;
-        if (start_after && !(*start_after < key)) return true;
-        if (!selected(*filter, *def, *obj)) return true;
-        if (o.limit > 0 && static_cast<std::int64_t>(items.size()) >= o.limit) {
-            more = true;
-            if (!count_remaining) return false;
-            ++remaining;
-            return true;
-        }
-        items.push_back(*impl::present(obj, *def));
-        last_key = key.str();
-        return true;
+    const bool count_remaining = filter->labels.empty() && filter->fields.empty();
+    const bool by_ns = def->namespaced && !ns.empty();
+    auto first_of = [&](const auto& m) {
+        if (start_after) return m.upper_bound(*start_after);
+        return by_ns ? m.lower_bound(object_key{ns, ""}) : m.begin();
     };
-    // Merge the two sorted maps, the overlay winning.
-    auto a = current->begin();
-    auto b = overlay.begin();
-    if (def->namespaced && !ns.empty()) {
+    // The first key of the next namespace: the smallest namespace > ns is ns + '\0'.
+    auto end_of = [&](const auto& m) { return by_ns ? m.lower_bound(object_key{ns + '\0', ""}) : m.end(); };
+    auto a = first_of(*current);
+    const auto a_end = end_of(*current);
+    auto b = first_of(overlay);
+    const auto b_end = end_of(overlay);
+    // A token whose last key lies outside the namespace (a token of another
+    // list): before it, the whole namespace; after it, nothing.
+    if (start_after && by_ns && start_after->ns < ns) {
         a = current->lower_bound(object_key{ns, ""});
         b = overlay.lower_bound(object_key{ns, ""});
+    } else if (start_after && by_ns && start_after->ns > ns) {
+        a = a_end;
+        b = b_end;
     }
-    auto in_ns = [&](const object_key& k) { return !def->namespaced || ns.empty() || k.ns == ns; };
-    while (true) {
-        bool a_ok = a != current->end() && in_ns(a->first);
-        bool b_ok = b != overlay.end() && in_ns(b->first);
-        if (!a_ok && !b_ok) break;
-        bool go_on;
-        if (a_ok && (!b_ok || a->first < b->first)) {
-            go_on = visit(a->first, a->second);
+    // Merge the two sorted ranges, the overlay winning.
+    while (a != a_end || b != b_end) {
+        const object_key* key;
+        const object_ptr* obj;
+        if (a != a_end && (b == b_end || a->first < b->first)) {
+            key = &a->first;
+            obj = &a->second;
             ++a;
         } else {
-            if (a_ok && a->first == b->first) ++a;
-            go_on = visit(b->first, b->second);
+            if (a != a_end && a->first == b->first) ++a;
+            key = &b->first;
+            obj = &b->second;
             ++b;
         }
-        if (!go_on) break;
+        if (!*obj || !selected(*filter, *def, **obj)) continue;
+        if (o.limit > 0 && static_cast<std::int64_t>(items.size()) >= o.limit) {
+            more = true;
+            if (count_remaining && token_remaining && *token_remaining >= static_cast<std::int64_t>(items.size())) {
+                // The previous page counted what was left at this snapshot.
+                remaining = *token_remaining - static_cast<std::int64_t>(items.size());
+            } else if (count_remaining) {
+                // Without selectors every visible key counts: the keys left in
+                // the current bucket, corrected by the overlay (created after
+                // the snapshot: invisible; deleted after it: still visible).
+                remaining = 1 + std::distance(a, a_end);
+                for (; b != b_end; ++b) {
+                    const bool now = current->contains(b->first);
+                    const bool then = b->second != nullptr;
+                    if (now && !then) --remaining;
+                    if (!now && then) ++remaining;
+                }
+            }
+            break;
+        }
+        items.push_back(*impl::present(*obj, *def));
+        last_key = key->str();
     }
 
     json::object meta{{"resourceVersion", resource_version_string(snapshot)}};
     if (more) {
-        meta["continue"] = encode_continue_token({snapshot, last_key});
+        std::optional<std::int64_t> rem;
+        if (count_remaining) rem = remaining;
+        meta["continue"] = encode_continue_token({snapshot, last_key, rem});
         if (count_remaining) meta["remainingItemCount"] = remaining;
     }
     return json::object{{"kind", def->list_kind},

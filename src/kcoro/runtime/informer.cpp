@@ -116,42 +116,46 @@ struct informer::impl {
         }
     }
 
-    void dispatch(const std::vector<cache_notification>& notes) {
-        if (handlers.empty() || notes.empty()) {
-            return;
-        }
-        // A snapshot: handlers may add or remove handlers.
-        auto snapshot = handlers;
-        for (const auto& n : notes) {
-            for (const auto& h : snapshot) {
-                if (h->removed) {
-                    continue;
+    void deliver(const std::vector<std::shared_ptr<handler_entry>>& snapshot, const cache_notification& n) {
+        for (const auto& h : snapshot) {
+            if (h->removed) {
+                continue;
+            }
+            switch (n.type) {
+            case notification_type::added:
+                if (h->h.on_add) {
+                    invoke("add", [&] { h->h.on_add(n.object); });
                 }
-                switch (n.type) {
-                case notification_type::added:
-                    if (h->h.on_add) {
-                        invoke("add", [&] { h->h.on_add(n.object); });
-                    }
-                    break;
-                case notification_type::updated:
-                    if (h->h.on_update) {
-                        invoke("update", [&] { h->h.on_update(n.old_object, n.object); });
-                    }
-                    break;
-                case notification_type::deleted:
-                    if (h->h.on_delete) {
-                        invoke("delete", [&] { h->h.on_delete(n.object, n.tombstone); });
-                    }
-                    break;
+                break;
+            case notification_type::updated:
+                if (h->h.on_update) {
+                    invoke("update", [&] { h->h.on_update(n.old_object, n.object); });
                 }
+                break;
+            case notification_type::deleted:
+                if (h->h.on_delete) {
+                    invoke("delete", [&] { h->h.on_delete(n.object, n.tombstone); });
+                }
+                break;
             }
         }
     }
 
     void on_event(const watcher_event& e) {
-        auto notes = cache.handle(e);
-        dispatch(notes);
-        if (opts.metrics && (!notes.empty() || e.type == watcher_event_type::init_done)) {
+        const bool snapshot_event = e.type == watcher_event_type::init_start || e.type == watcher_event_type::init_apply;
+        if (handlers.empty() || snapshot_event) {
+            // Nobody listens (or nothing to hear until init_done): the cache
+            // materialises no objects.
+            cache.handle(e, notification_sink());
+        } else {
+            // A snapshot: handlers may add or remove handlers. Objects are
+            // decoded one notification at a time, so a relist of N objects
+            // never holds N trees.
+            auto snapshot = handlers;
+            cache.handle(e, [&](const cache_notification& n) { deliver(snapshot, n); });
+        }
+        // The snapshot events change nothing visible until init_done.
+        if (opts.metrics && !snapshot_event) {
             opts.metrics->set_cache_objects(static_cast<std::int64_t>(cache.size()));
         }
         if (e.type == watcher_event_type::init_done) {

@@ -1,11 +1,29 @@
 #include <kcoro/runtime/object_cache.hpp>
 
 #include <ostream>
+#include <tuple>
 #include <utility>
 
 namespace kcoro::runtime {
 
 namespace json = boost::json;
+
+namespace {
+
+bool same_object(const object_ptr& a, const object_ptr& b) noexcept {
+    return a == b || (a && b && *a == *b);
+}
+
+// The built-in index at position 0.
+std::vector<std::string> controller_uid_values(const json::object& o) {
+    std::vector<std::string> out;
+    if (auto ref = controller_of(o)) {
+        out.push_back(std::move(ref->uid));
+    }
+    return out;
+}
+
+} // namespace
 
 object_ptr strip_managed_fields_transform(object_ptr obj) {
     if (!obj || !managed_fields_of(*obj)) {
@@ -30,6 +48,11 @@ object_ptr metadata_only_transform(object_ptr obj) {
     return out;
 }
 
+bool operator==(const cache_notification& a, const cache_notification& b) noexcept {
+    return a.type == b.type && a.tombstone == b.tombstone && same_object(a.old_object, b.old_object) &&
+           same_object(a.object, b.object);
+}
+
 std::ostream& operator<<(std::ostream& os, const cache_notification& n) {
     switch (n.type) {
     case notification_type::added: os << "added"; break;
@@ -42,19 +65,23 @@ std::ostream& operator<<(std::ostream& os, const cache_notification& n) {
     return os;
 }
 
+// --- ordering ---------------------------------------------------------------
+bool object_cache::ref_less::operator()(const index_ref& a, const index_ref& b) const noexcept {
+    if (a.value != b.value) {
+        return a.value < b.value;
+    }
+    return key_less{}(*a.item, *b.item);
+}
+bool object_cache::ref_less::operator()(const index_ref& a, std::string_view b) const noexcept {
+    return a.value < b;
+}
+bool object_cache::ref_less::operator()(std::string_view a, const index_ref& b) const noexcept {
+    return a < b.value;
+}
+
+// --- construction and indexes -------------------------------------------------
 object_cache::object_cache(cache_options opts) : opts_(std::move(opts)) {
-    indexes_.push_back({std::string(namespace_index),
-                        [](const json::object& o) { return std::vector<std::string>{std::string(namespace_of(o))}; },
-                        {}});
-    indexes_.push_back({std::string(controller_uid_index),
-                        [](const json::object& o) {
-                            std::vector<std::string> out;
-                            if (auto ref = controller_of(o)) {
-                                out.push_back(ref->uid);
-                            }
-                            return out;
-                        },
-                        {}});
+    indexes_.push_back({std::string(controller_uid_index), controller_uid_values, {}});
 }
 
 object_ptr object_cache::transform(object_ptr obj) const {
@@ -76,35 +103,93 @@ object_ptr object_cache::transform(object_ptr obj) const {
     return out ? out : obj;
 }
 
-std::vector<std::string> object_cache::index_values_of(const index& ix, const json::object& obj) const {
-    try {
-        return ix.fn(obj);
-    } catch (...) {
-        return {};
+compact_filter object_cache::filter() const noexcept {
+    if (opts_.transform) {
+        return compact_filter::none;  // the hook decided what to keep
     }
+    return opts_.metadata_only ? compact_filter::metadata_only : compact_filter::strip_managed_fields;
 }
 
-void object_cache::index_entry(const object_key& key, entry& e) {
-    e.index_values.resize(indexes_.size());
+std::vector<std::vector<std::string>> object_cache::index_values_of(const json::object& obj) const {
+    std::vector<std::vector<std::string>> out(indexes_.size());
     for (std::size_t i = 0; i < indexes_.size(); ++i) {
-        e.index_values[i] = index_values_of(indexes_[i], *e.object);
-        for (const auto& v : e.index_values[i]) {
-            indexes_[i].values[v].insert(key);
+        try {
+            out[i] = indexes_[i].fn(obj);
+        } catch (...) {
+            out[i].clear();  // an index function that throws indexes nothing
+        }
+    }
+    return out;
+}
+
+object_cache::prepared object_cache::prepare(const object_ptr& raw, bool want_view) {
+    prepared p;
+    if (opts_.transform) {
+        p.view = transform(raw);
+        p.block = compact_object::make(*p.view, compact_filter::none, index_values_of(*p.view), scratch_);
+        return p;
+    }
+    // Built-in filters: the text is written without what they drop, from the
+    // object as decoded (no copy). The object the handlers and the user
+    // indexes see is the filtered one, decoded back only when something was
+    // dropped and someone looks.
+    const auto f = filter();
+    const bool changed = filter_changes(*raw, f);
+    const bool user_indexes = indexes_.size() > 1;
+    if (!changed) {
+        p.view = raw;
+        p.block = compact_object::make(*raw, f, index_values_of(*raw), scratch_);
+        return p;
+    }
+    if (!user_indexes) {
+        // The controller reference lives in metadata, which both filters keep.
+        p.block = compact_object::make(*raw, f, index_values_of(*raw), scratch_);
+        if (want_view) {
+            p.view = p.block.decode();
+        }
+        return p;
+    }
+    const std::vector<std::vector<std::string>> none;
+    auto text_only = compact_object::make(*raw, f, none, scratch_);
+    p.view = text_only.decode();
+    p.block = text_only.with_values(index_values_of(*p.view));
+    return p;
+}
+
+const compact_object& object_cache::fresh(const slot& s) {
+    // A block made before an index was added lacks its values.
+    if (s.obj.index_count() != indexes_.size()) {
+        auto obj = s.obj.decode();
+        bytes_ -= s.obj.bytes();
+        s.obj = s.obj.with_values(index_values_of(*obj));
+        bytes_ += s.obj.bytes();
+    }
+    return s.obj;
+}
+
+void object_cache::index_slot(const slot& s) {
+    const auto& obj = fresh(s);
+    for (std::size_t i = 0; i < indexes_.size(); ++i) {
+        for (auto v : obj.values(i)) {
+            indexes_[i].refs.insert({v, &s});
         }
     }
 }
 
-void object_cache::unindex_entry(const object_key& key, const entry& e) {
-    for (std::size_t i = 0; i < indexes_.size() && i < e.index_values.size(); ++i) {
-        for (const auto& v : e.index_values[i]) {
-            auto it = indexes_[i].values.find(v);
-            if (it != indexes_[i].values.end()) {
-                it->second.erase(key);
-                if (it->second.empty()) {
-                    indexes_[i].values.erase(it);
-                }
-            }
+void object_cache::unindex_slot(const slot& s) {
+    for (std::size_t i = 0; i < indexes_.size(); ++i) {
+        for (auto v : s.obj.values(i)) {
+            indexes_[i].refs.erase(index_ref{v, &s});
         }
+    }
+}
+
+void object_cache::reindex_all() {
+    for (auto& ix : indexes_) {
+        ix.refs.clear();
+    }
+    for (const auto& s : items_) {
+        index_slot(s);
     }
 }
 
@@ -112,126 +197,186 @@ bool object_cache::add_index(std::string name, index_func fn) {
     if (name == namespace_index || name == controller_uid_index || !fn) {
         return false;
     }
-    for (std::size_t i = 2; i < indexes_.size(); ++i) {
+    // The refs hold views into the blocks, which are about to be rebuilt.
+    for (auto& ix : indexes_) {
+        ix.refs.clear();
+    }
+    bool replaced = false;
+    for (std::size_t i = 1; i < indexes_.size(); ++i) {
         if (indexes_[i].name == name) {
-            for (auto& [key, e] : items_) {
-                unindex_entry(key, e);
+            indexes_[i].fn = std::move(fn);
+            replaced = true;
+            // Recompute every block's values (fresh() only sees a count change).
+            for (const auto& s : items_) {
+                auto obj = s.obj.decode();
+                bytes_ -= s.obj.bytes();
+                s.obj = s.obj.with_values(index_values_of(*obj));
+                bytes_ += s.obj.bytes();
             }
-            indexes_.erase(indexes_.begin() + static_cast<std::ptrdiff_t>(i));
-            for (auto& [key, e] : items_) {
-                e.index_values.erase(e.index_values.begin() + static_cast<std::ptrdiff_t>(i));
+            for (const auto& s : pending_) {
+                s.obj = s.obj.with_values(index_values_of(*s.obj.decode()));
             }
             break;
         }
     }
-    indexes_.push_back({std::move(name), std::move(fn), {}});
-    auto& ix = indexes_.back();
-    for (auto& [key, e] : items_) {
-        e.index_values.resize(indexes_.size());
-        e.index_values.back() = index_values_of(ix, *e.object);
-        for (const auto& v : e.index_values.back()) {
-            ix.values[v].insert(key);
-        }
+    if (!replaced) {
+        indexes_.push_back({std::move(name), std::move(fn), {}});
     }
+    reindex_all();
     return true;
 }
 
-cache_notification object_cache::apply(object_ptr obj) {
-    obj = transform(std::move(obj));
-    if (!obj) {
-        return {};
+// --- writers --------------------------------------------------------------
+void object_cache::apply_one(const object_ptr& raw, const notification_sink& sink) {
+    if (!raw) {
+        return;
     }
-    auto key = key_of(*obj);
-    auto it = items_.find(key);
+    auto p = prepare(raw, static_cast<bool>(sink));
+    auto it = items_.find(key_view{p.block.namespace_(), p.block.name()});
     if (it == items_.end()) {
-        entry e{obj, {}};
-        index_entry(key, e);
-        items_.emplace(key, std::move(e));
-        return {notification_type::added, nullptr, obj, false};
+        bytes_ += p.block.bytes();
+        auto [pos, inserted] = items_.insert(slot{std::move(p.block)});
+        index_slot(*pos);
+        if (sink) {
+            sink({notification_type::added, nullptr, p.view, false});
+        }
+        return;
     }
-    auto old = it->second.object;
-    unindex_entry(key, it->second);
-    it->second.object = obj;
-    index_entry(key, it->second);
-    return {notification_type::updated, old, obj, false};
+    object_ptr old = sink ? it->obj.decode() : nullptr;
+    unindex_slot(*it);
+    bytes_ -= it->obj.bytes();
+    it->obj = std::move(p.block);
+    bytes_ += it->obj.bytes();
+    index_slot(*it);
+    if (sink) {
+        sink({notification_type::updated, std::move(old), p.view, false});
+    }
 }
 
-std::vector<cache_notification> object_cache::remove(object_ptr obj) {
-    if (!obj) {
-        return {};
+void object_cache::remove_one(const object_ptr& raw, const notification_sink& sink) {
+    if (!raw) {
+        return;
     }
-    auto key = key_of(*obj);
-    auto it = items_.find(key);
+    auto it = items_.find(key_view{namespace_of(*raw), name_of(*raw)});
     if (it == items_.end()) {
-        return {};
+        return;
     }
-    unindex_entry(key, it->second);
+    unindex_slot(*it);
+    bytes_ -= it->obj.bytes();
     items_.erase(it);
-    return {{notification_type::deleted, nullptr, transform(std::move(obj)), false}};
+    if (sink) {
+        sink({notification_type::deleted, nullptr, transform(raw), false});
+    }
 }
 
-std::vector<cache_notification> object_cache::replace_all(std::vector<object_ptr> objs) {
-    std::vector<cache_notification> out;
-    out.reserve(objs.size());
-    std::set<object_key> seen;
-    for (auto& o : objs) {
-        if (!o) {
-            continue;
-        }
-        auto n = apply(std::move(o));
-        seen.insert(key_of(*n.object));
-        out.push_back(std::move(n));
+void object_cache::replace(item_set next, const notification_sink& sink) {
+    for (auto& ix : indexes_) {
+        ix.refs.clear();
     }
-    // Vanished while we were not watching: deliver the last state we knew.
-    for (auto it = items_.begin(); it != items_.end();) {
-        if (seen.contains(it->first)) {
-            ++it;
-            continue;
-        }
-        out.push_back({notification_type::deleted, nullptr, it->second.object, true});
-        unindex_entry(it->first, it->second);
-        it = items_.erase(it);
+    item_set previous = std::exchange(items_, std::move(next));
+    for (const auto& s : items_) {
+        index_slot(s);  // may rebuild a block that lacks a newer index's values
+    }
+    bytes_ = 0;
+    for (const auto& s : items_) {
+        bytes_ += s.obj.bytes();
     }
     synced_ = true;
-    return out;
+    if (!sink) {
+        return;
+    }
+    // Adds and updates in key order, then the tombstones; each object is
+    // decoded just for its notification.
+    for (const auto& s : items_) {
+        auto was = previous.find(key_less::view(s));
+        if (was == previous.end()) {
+            sink({notification_type::added, nullptr, s.obj.decode(), false});
+        } else {
+            sink({notification_type::updated, was->obj.decode(), s.obj.decode(), false});
+        }
+    }
+    // Vanished while we were not watching: deliver the last state we knew.
+    for (const auto& s : previous) {
+        if (!items_.contains(key_less::view(s))) {
+            sink({notification_type::deleted, nullptr, s.obj.decode(), true});
+        }
+    }
 }
 
-std::vector<cache_notification> object_cache::handle(const watcher_event& e) {
+void object_cache::put(item_set& set, compact_object block) {
+    auto it = set.lower_bound(key_view{block.namespace_(), block.name()});
+    if (it != set.end() && it->obj.namespace_() == block.namespace_() && it->obj.name() == block.name()) {
+        it->obj = std::move(block);  // listed twice: the later state
+        return;
+    }
+    set.insert(it, slot{std::move(block)});
+}
+
+void object_cache::handle(const watcher_event& e, const notification_sink& sink) {
     switch (e.type) {
     case watcher_event_type::init_start:
         pending_.clear();
-        return {};
+        return;
     case watcher_event_type::init_apply:
         if (e.object) {
-            pending_.push_back(e.object);
+            put(pending_, prepare(e.object, false).block);
         }
-        return {};
-    case watcher_event_type::init_done: {
-        auto objs = std::move(pending_);
-        pending_.clear();
-        return replace_all(std::move(objs));
-    }
+        return;
+    case watcher_event_type::init_done:
+        replace(std::exchange(pending_, item_set{}), sink);
+        return;
     case watcher_event_type::apply:
-        if (!e.object) {
-            return {};
-        }
-        return {apply(e.object)};
+        apply_one(e.object, sink);
+        return;
     case watcher_event_type::deleted:
-        return remove(e.object);
+        remove_one(e.object, sink);
+        return;
     }
-    return {};
 }
 
+std::vector<cache_notification> object_cache::handle(const watcher_event& e) {
+    std::vector<cache_notification> out;
+    handle(e, [&out](const cache_notification& n) { out.push_back(n); });
+    return out;
+}
+
+cache_notification object_cache::apply(object_ptr obj) {
+    cache_notification out;
+    apply_one(obj, [&out](const cache_notification& n) { out = n; });
+    return out;
+}
+
+std::vector<cache_notification> object_cache::remove(object_ptr obj) {
+    std::vector<cache_notification> out;
+    remove_one(obj, [&out](const cache_notification& n) { out.push_back(n); });
+    return out;
+}
+
+std::vector<cache_notification> object_cache::replace_all(std::vector<object_ptr> objs) {
+    item_set next;
+    for (const auto& o : objs) {
+        if (!o) {
+            continue;
+        }
+        put(next, prepare(o, false).block);
+    }
+    std::vector<cache_notification> out;
+    out.reserve(next.size());
+    replace(std::move(next), [&out](const cache_notification& n) { out.push_back(n); });
+    return out;
+}
+
+// --- readers ----------------------------------------------------------------
 object_ptr object_cache::get(const object_key& key) const {
     auto it = items_.find(key);
-    return it == items_.end() ? nullptr : it->second.object;
+    return it == items_.end() ? nullptr : it->obj.decode();
 }
 
 std::vector<object_ptr> object_cache::list() const {
     std::vector<object_ptr> out;
     out.reserve(items_.size());
-    for (const auto& [key, e] : items_) {
-        out.push_back(e.object);
+    for (const auto& s : items_) {
+        out.push_back(s.obj.decode());
     }
     return out;
 }
@@ -239,33 +384,39 @@ std::vector<object_ptr> object_cache::list() const {
 std::vector<object_key> object_cache::keys() const {
     std::vector<object_key> out;
     out.reserve(items_.size());
-    for (const auto& [key, e] : items_) {
-        out.push_back(key);
+    for (const auto& s : items_) {
+        out.push_back(s.obj.key());
     }
     return out;
 }
 
 std::vector<object_ptr> object_cache::lookup(std::size_t ix, std::string_view value) const {
     std::vector<object_ptr> out;
-    auto it = indexes_[ix].values.find(std::string(value));
-    if (it == indexes_[ix].values.end()) {
-        return out;
-    }
-    for (const auto& key : it->second) {
-        out.push_back(items_.at(key).object);
+    auto [first, last] = indexes_[ix].refs.equal_range(value);
+    for (auto it = first; it != last; ++it) {
+        out.push_back(it->item->obj.decode());
     }
     return out;
 }
 
 std::vector<object_ptr> object_cache::list_namespace(std::string_view ns) const {
-    return lookup(0, ns);
+    // The keys are sorted by namespace first: the namespace is a range.
+    std::vector<object_ptr> out;
+    for (auto it = items_.lower_bound(key_view{ns, ""});
+         it != items_.end() && it->obj.namespace_() == ns; ++it) {
+        out.push_back(it->obj.decode());
+    }
+    return out;
 }
 
 std::vector<object_ptr> object_cache::list_controlled_by(std::string_view owner_uid) const {
-    return lookup(1, owner_uid);
+    return lookup(0, owner_uid);
 }
 
 std::vector<object_ptr> object_cache::by_index(std::string_view name, std::string_view value) const {
+    if (name == namespace_index) {
+        return list_namespace(value);
+    }
     for (std::size_t i = 0; i < indexes_.size(); ++i) {
         if (indexes_[i].name == name) {
             return lookup(i, value);

@@ -5,7 +5,7 @@
 using namespace kcoro::apiserver;
 
 TEST_CASE("continue tokens round-trip and are URL-safe") {
-    continue_token t{12345, "default/cm-9"};
+    continue_token t{12345, "default/cm-9", std::nullopt};
     auto text = encode_continue_token(t);
     CHECK(text.find_first_of("+/=") == std::string::npos);
     auto back = decode_continue_token(text);
@@ -26,11 +26,21 @@ TEST_CASE("bad tokens get storage.DecodeContinue's messages") {
     CHECK(msg("abcde") == "continue key is not valid: illegal base64 data at input byte 4");
     CHECK(msg("eHl6") == "continue key is not valid: invalid character 'x' looking for beginning of value");
     CHECK(msg("eyJ2IjoieCJ9") == "continue key is not valid: server does not recognize this encoded version \"x\"");
-    CHECK(msg(encode_continue_token({0, "x"})) ==
+    CHECK(msg(encode_continue_token({0, "x", std::nullopt})) ==
           "continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)");
     // {"v":"meta.k8s.io/v1","rv":5,"start":""}
     CHECK(msg("eyJ2IjoibWV0YS5rOHMuaW8vdjEiLCJydiI6NSwic3RhcnQiOiIifQ") ==
           "continue key is not valid: encoded start key empty (version meta.k8s.io/v1)");
-    auto trav = encode_continue_token({5, "../secrets/x"});
+    auto trav = encode_continue_token({5, "../secrets/x", std::nullopt});
     CHECK(msg(trav).starts_with("continue key is not valid: ../secrets/x"));
+}
+
+TEST_CASE("the count of items left rides along when given, and only then") {
+    continue_token t{7, "ns/a", 41};
+    auto back = decode_continue_token(encode_continue_token(t));
+    REQUIRE(back.has_value());
+    CHECK(back->remaining == 41);
+    auto plain = decode_continue_token(encode_continue_token({7, "ns/a", std::nullopt}));
+    REQUIRE(plain.has_value());
+    CHECK_FALSE(plain->remaining.has_value());
 }

@@ -116,6 +116,71 @@ TEST_CASE("limit and continue page through a consistent snapshot") {
     CHECK(find_path(*p2, {"metadata", "continue"}) == nullptr);
 }
 
+TEST_CASE("pages after writes: each page and remainingItemCount at the snapshot") {
+    object_store s;
+    fill_labeled(s);
+    list_options o;
+    o.limit = 1;
+    auto page = s.list(resources::configmaps(), "default", o);
+    REQUIRE(page);
+    CHECK(names(*page) == std::vector<std::string>{"a"});
+    CHECK(find_path(*page, {"metadata", "remainingItemCount"})->as_int64() == 3);
+    // After the snapshot: c deleted, bb and e created, d updated.
+    REQUIRE(s.remove(ctx_at(), resources::configmaps(), "default", "c"));
+    REQUIRE(s.create(ctx_at(), resources::configmaps(), "default", configmap("bb")));
+    REQUIRE(s.create(ctx_at(), resources::configmaps(), "default", configmap("e")));
+    auto d = configmap("d");
+    set_label(d, "changed", "yes");
+    REQUIRE(s.update(ctx_at(), resources::configmaps(), "default", "d", d));
+    std::vector<std::string> seen;
+    std::vector<std::int64_t> remaining;
+    for (int i = 0; i < 10 && page && find_path(*page, {"metadata", "continue"}); ++i) {
+        o.continue_token = str_at(*page, {"metadata", "continue"});
+        page = s.list(resources::configmaps(), "default", o);
+        REQUIRE(page);
+        for (auto& n : names(*page)) seen.push_back(n);
+        const auto* r = find_path(*page, {"metadata", "remainingItemCount"});
+        remaining.push_back(r ? r->as_int64() : -1);
+    }
+    CHECK(seen == std::vector<std::string>{"b", "c", "d"});
+    CHECK(remaining == std::vector<std::int64_t>{2, 1, -1});
+    CHECK(page->at("items").as_array()[0].as_object().at("metadata").as_object().if_contains("labels") == nullptr);
+}
+
+TEST_CASE("pages across namespaces, and with a selector (no remainingItemCount)") {
+    object_store s;
+    fill_labeled(s);
+    list_options o;
+    o.limit = 3;
+    auto p1 = s.list(resources::configmaps(), "", o);
+    REQUIRE(p1);
+    CHECK(names(*p1) == std::vector<std::string>{"a", "b", "c"});
+    CHECK(find_path(*p1, {"metadata", "remainingItemCount"})->as_int64() == 2);
+    o.continue_token = str_at(*p1, {"metadata", "continue"});
+    auto p2 = s.list(resources::configmaps(), "", o);
+    REQUIRE(p2);
+    CHECK(names(*p2) == std::vector<std::string>{"d", "z"});
+    CHECK(find_path(*p2, {"metadata", "continue"}) == nullptr);
+    // A token of the all-namespaces list used in one namespace: after its
+    // last key, kube-system has z; default has nothing left.
+    auto in_system = s.list(resources::configmaps(), "kube-system", o);
+    REQUIRE(in_system);
+    CHECK(names(*in_system) == std::vector<std::string>{"z"});
+
+    list_options sel;
+    sel.limit = 1;
+    sel.label_selector = "app=web";
+    auto w1 = s.list(resources::configmaps(), "default", sel);
+    REQUIRE(w1);
+    CHECK(names(*w1) == std::vector<std::string>{"a"});
+    CHECK(find_path(*w1, {"metadata", "remainingItemCount"}) == nullptr);
+    sel.continue_token = str_at(*w1, {"metadata", "continue"});
+    auto w2 = s.list(resources::configmaps(), "default", sel);
+    REQUIRE(w2);
+    CHECK(names(*w2) == std::vector<std::string>{"b"});
+    CHECK(find_path(*w2, {"metadata", "continue"}) == nullptr);
+}
+
 TEST_CASE("a continue token older than the retained history is 410 Expired") {
     store_config cfg;
     cfg.history_size = 3;
