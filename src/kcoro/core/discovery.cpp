@@ -158,7 +158,10 @@ result<std::vector<resource_info>> decode_api_resource_list(std::string_view bod
         info.short_names = std::move(*shorts);
         out.push_back(std::move(info));
     }
-    for (const auto& [parent, sub] : subresources) {
+    for (const auto& entry : subresources) {
+        // Not a structured binding: clang 14 cannot capture one in a lambda.
+        const auto& parent = entry.first;
+        const auto& sub = entry.second;
         auto it = std::find_if(out.begin(), out.end(), [&](const auto& i) { return i.gvr.resource == parent; });
         if (it == out.end()) {
             continue;  // a subresource of a resource not listed: nothing to mark
