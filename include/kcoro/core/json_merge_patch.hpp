@@ -23,8 +23,10 @@ void apply_merge_patch_in_place(boost::json::value& target, const boost::json::v
 
 /// The minimal merge patch that turns `from` into `to`: keys missing from
 /// `to` become null, changed objects recurse, arrays and scalars are sent
-/// whole. An empty object when they are equal. Note that RFC 7386 cannot
-/// express a null *value* in `to`: such keys are deleted by the patch.
+/// whole. An empty object when two objects are equal; when `to` is not an
+/// object the patch is `to` itself, equal or not (a non-object patch
+/// replaces the target; `{}` would make it an object). Note that RFC 7386
+/// cannot express a null *value* in `to`: such keys are deleted by the patch.
 boost::json::value create_merge_patch(const boost::json::value& from, const boost::json::value& to);
 
 /// The merge patch that repairs drift: makes `live` hold every field of
@@ -32,7 +34,8 @@ boost::json::value create_merge_patch(const boost::json::value& from, const boos
 /// every other field alone, unlike create_merge_patch which would delete
 /// them. Objects recurse, everything else is sent whole when it differs; an
 /// empty object when `live` already matches (no write needed). A `null` in
-/// `desired` asks for the field to be absent.
+/// `desired` asks for the field to be absent. A non-object `desired` is
+/// returned whole (as in create_merge_patch).
 boost::json::value create_repair_merge_patch(const boost::json::value& live, const boost::json::value& desired);
 
 /// JSON equality with numbers compared by value (1 == 1.0 == 1u), as

@@ -57,9 +57,16 @@ json::value apply_merge_patch(const json::value& target, const json::value& patc
 }
 
 json::value create_merge_patch(const json::value& from, const json::value& to) {
-    if (!from.is_object() || !to.is_object()) {
-        // Scalars and arrays are replaced whole; equal values need no patch.
-        return json_equal(from, to) ? json::value(json::object{}) : to;
+    if (!to.is_object()) {
+        // A non-object patch replaces the whole target (RFC 7386 section 2),
+        // so `to` itself is the only patch that yields `to`, even when `from`
+        // equals it: `{}` would turn a scalar or array into an object. (Found
+        // by libFuzzer on document `2`, patch `2`.) evanphx/json-patch's
+        // CreateMergePatch, which kubectl uses, refuses non-objects instead.
+        return to;
+    }
+    if (!from.is_object()) {
+        return to;  // MergePatch(non-object, to) == MergePatch({}, to) == to (no nulls in `to`)
     }
     json::object patch;
     const auto& f = from.get_object();
@@ -87,8 +94,13 @@ json::value create_merge_patch(const json::value& from, const json::value& to) {
 }
 
 json::value create_repair_merge_patch(const json::value& live, const json::value& desired) {
-    if (!desired.is_object() || !live.is_object()) {
-        return json_equal(live, desired) ? json::value(json::object{}) : desired;
+    if (!desired.is_object()) {
+        // As in create_merge_patch: only the value itself replaces a
+        // non-object; `{}` would turn `live` into an object.
+        return desired;
+    }
+    if (!live.is_object()) {
+        return strip_nulls(desired);
     }
     json::object patch;
     const auto& l = live.get_object();

@@ -61,6 +61,25 @@ TEST_CASE("create_merge_patch is minimal and round-trips") {
     CHECK(json::serialize(create_merge_patch(j(R"({"n":1})"), j(R"({"n":1.0})"))) == "{}");
 }
 
+TEST_CASE("create_merge_patch of non-objects is the target value itself") {
+    // Found by libFuzzer (test/fuzz/corpus/merge_patch/regress-scalar-equal):
+    // `{}` for two equal scalars turned the scalar into an object.
+    for (auto fromto : {std::pair{"2", "2"}, {"2", "3"}, {"[1]", "[1]"}, {R"({"a":1})", "[1]"},
+                            {"null", "null"}, {R"("s")", R"({"a":{}})"}, {"[1]", R"({"a":[null]})"}}) {
+        // (no structured binding: CAPTURE's lambda cannot capture one in clang 14)
+        const char* from = fromto.first;
+        const char* to = fromto.second;
+        CAPTURE(from);
+        CAPTURE(to);
+        auto p = create_merge_patch(j(from), j(to));
+        CHECK(json_equal(apply_merge_patch(j(from), p), j(to)));
+        auto r = create_repair_merge_patch(j(from), j(to));
+        CHECK(json_equal(apply_merge_patch(j(from), r), j(to)));
+    }
+    CHECK(json::serialize(create_merge_patch(j("2"), j("2"))) == "2");
+    CHECK(json::serialize(create_repair_merge_patch(j("2"), j(R"({"a":null,"b":1})"))) == R"({"b":1})");
+}
+
 TEST_CASE("json_equal compares numbers by value and objects regardless of order") {
     CHECK(json_equal(j("1"), j("1.0")));
     CHECK(json_equal(j(R"({"a":1,"b":2})"), j(R"({"b":2,"a":1})")));
