@@ -4,7 +4,8 @@
 // empty input, then a fixed number of deterministic pseudo-random mutations
 // of them (bit flips, inserted JSON/YAML tokens, deletions, truncations,
 // duplicated ranges, splices). A crash, sanitizer report or trap fails the
-// test; the exit code is 0 otherwise.
+// test; the exit code is 0 otherwise. Given files instead of a directory, it
+// runs just those (to reproduce a crash input from libFuzzer under g++).
 //
 // Include it from exactly one translation unit per target, after defining
 // LLVMFuzzerTestOneInput:
@@ -90,24 +91,36 @@ inline std::string mutate(const std::vector<std::string>& seeds, xorshift& rng) 
     return s;
 }
 
+inline std::string read_file(const std::filesystem::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
 inline int run_driver(int argc, char** argv, target_fn target, int mutations = 4000) {
     if (argc < 2) {
-        std::fprintf(stderr, "usage: %s <corpus-dir>\n", argv[0]);
+        std::fprintf(stderr, "usage: %s <corpus-dir> | <input-file>...\n", argv[0]);
         return 2;
+    }
+    auto run = [&](const std::string& s) { target(reinterpret_cast<const std::uint8_t*>(s.data()), s.size()); };
+    if (std::filesystem::is_regular_file(argv[1])) {
+        // Reproduce: run the given inputs only (a crash file from libFuzzer).
+        for (int i = 1; i < argc; ++i) {
+            std::printf("running %s\n", argv[i]);
+            run(read_file(argv[i]));
+        }
+        return 0;
     }
     std::vector<std::string> seeds;
     std::error_code ec;
     for (const auto& entry : std::filesystem::directory_iterator(argv[1], ec)) {
         if (entry.is_regular_file()) {
-            std::ifstream in(entry.path(), std::ios::binary);
-            seeds.emplace_back(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+            seeds.push_back(read_file(entry.path()));
         }
     }
     if (ec || seeds.empty()) {
         std::fprintf(stderr, "no seeds in %s\n", argv[1]);
         return 2;
     }
-    auto run = [&](const std::string& s) { target(reinterpret_cast<const std::uint8_t*>(s.data()), s.size()); };
     for (const auto& s : seeds) {
         run(s);
     }
