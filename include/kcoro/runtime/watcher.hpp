@@ -137,7 +137,6 @@ private:
     // restart accounting
     enum class last_op { none, list, watch };
     last_op last_op_ = last_op::none;
-    bool listing_ = false;  // a list attempt is between its first and last page
     std::string reason_;    // why the current list/watch attempt ended
 };
 
