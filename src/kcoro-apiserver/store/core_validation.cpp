@@ -164,11 +164,14 @@ std::vector<status_cause> secret_rules(json::object& obj, const json::object* ol
     std::vector<status_cause> causes;
     // v1 conversion: stringData entries overwrite data (base64), then go.
     if (auto* sd = obj.if_contains("stringData"); sd && sd->is_object()) {
+        // Moved out first: adding "data" may rehash `obj` and leave `sd`
+        // dangling (a use-after-free found by libFuzzer).
+        const json::object string_data = std::move(sd->get_object());
+        obj.stable_erase("stringData");
         auto& data = obj_at(obj, "data");
-        for (const auto& kv : sd->get_object()) {
+        for (const auto& kv : string_data) {
             if (kv.value().is_string()) data[kv.key()] = base64_encode(kv.value().get_string());
         }
-        obj.stable_erase("stringData");
     }
     set_default(obj, "type", "Opaque");  // SetDefaults_Secret
     immutable_rules(causes, obj, old, {"data"});

@@ -258,6 +258,22 @@ TEST_CASE("secrets: stringData folds into data, type defaults to Opaque and is i
     CHECK(status_message(r2.error()) == "Secret \"t\" is invalid: data[tls.key]: Required value");
 }
 
+TEST_CASE("secrets: stringData folds into data whatever the body's size (the object may rehash)") {
+    // Regression (libFuzzer, builtin_write): adding "data" rehashed the body
+    // while stringData was still read through a pointer into it.
+    object_store s;
+    for (int extra = 0; extra < 40; ++extra) {
+        CAPTURE(extra);
+        json::object sec = obj(R"({"apiVersion":"v1","kind":"Secret","stringData":{"k":"v"}})");
+        for (int i = 0; i < extra; ++i) sec["x" + std::to_string(i)] = i;
+        mutable_metadata(sec)["name"] = "s" + std::to_string(extra);
+        auto r = s.create(ctx_at(), resources::secrets(), "default", sec);
+        REQUIRE(r);
+        CHECK(r->at("data").at("k") == "dg==");
+        CHECK_FALSE(r->contains("stringData"));
+    }
+}
+
 TEST_CASE("leases: leaseDurationSeconds > 0; an update needs a resourceVersion (no unconditional update)") {
     object_store s;
     auto l = obj(R"({"apiVersion":"coordination.k8s.io/v1","kind":"Lease","metadata":{"name":"l"},
