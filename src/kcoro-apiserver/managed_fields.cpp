@@ -169,6 +169,8 @@ std::vector<std::string_view> field_path::elements() const {
     return out;
 }
 
+bool is_stripped_meta_field(const field_path& p) { return stripped(p); }
+
 std::string to_string(const field_path& p) {
     std::string out;
     for (std::string_view e : p.elements()) {

@@ -90,6 +90,10 @@ field_values field_values_of(const boost::json::object& obj, const list_strategi
 boost::json::object to_fields_v1(const field_set& s);
 field_set from_fields_v1(const boost::json::value& v);
 
+/// True for the fields the stripMeta manager removes from every set
+/// (apiVersion, kind, metadata.name, .uid, .managedFields, ...).
+bool is_stripped_meta_field(const field_path& p);
+
 /// True when `s` holds `p` or anything below it.
 bool owns_at_or_below(const field_set& s, const field_path& p);
 

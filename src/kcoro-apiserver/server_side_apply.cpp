@@ -10,6 +10,7 @@
 #include <map>
 #include <cctype>
 #include <optional>
+#include <set>
 
 namespace kcoro::apiserver {
 namespace json = boost::json;
@@ -122,6 +123,52 @@ struct merger {
             } else {
                 live_index.emplace(*key, live.size());
                 live.push_back(item);
+            }
+        }
+    }
+};
+
+// The applied configuration as structured-merge-diff types it
+// (structuredmerge.go: "Don't allow duplicates in the applied object"): two
+// items of one list-map with the same key, or one value twice in a set, are
+// "duplicate entries for key [...]" at the list's path.
+struct duplicate_finder {
+    const list_strategies& lists;
+    std::vector<std::string>& errors;
+
+    void object(const json::object& o, field_path& p, const std::string& schema) {
+        for (const auto& [k, v] : o) {
+            p.push("f:" + std::string(k));
+            value(v, p, schema.empty() ? std::string(k) : schema + "." + std::string(k));
+            p.pop();
+        }
+    }
+
+    void value(const json::value& v, field_path& p, const std::string& schema) {
+        if (const auto* o = v.if_object()) return object(*o, p, schema);
+        const auto* a = v.if_array();
+        if (!a) return;
+        auto it = lists.find(schema);
+        if (it == lists.end() || it->second.type == list_type::atomic) return;
+        std::set<std::string> seen;
+        for (std::size_t i = 0; i < a->size(); ++i) {
+            const json::value& item = (*a)[i];
+            std::optional<std::string> element;
+            if (it->second.type == list_type::set) {
+                element = "v:" + json::serialize(item);
+            } else {
+                element = key_of_item(item, it->second);
+            }
+            if (!element) continue;  // not addressable: the merge takes the list whole
+            if (!seen.insert(*element).second) {
+                field_path e;
+                e.push(*element);
+                errors.push_back(to_string(p) + ": duplicate entries for key " + to_string(e));
+            }
+            if (it->second.type == list_type::map && item.is_object()) {
+                p.push(*element);
+                object(item.get_object(), p, schema);
+                p.pop();
             }
         }
     }
@@ -363,6 +410,29 @@ result<json::object> server_side_apply(const json::object& live, const json::obj
     json::object live_clean = without_managed_fields(live);
     json::object config = without_managed_fields(applied);
     strip_nulls(config);
+    {
+        std::vector<std::string> dups;
+        field_path root;
+        duplicate_finder{lists, dups}.object(config, root, "");
+        if (!dups.empty()) {
+            // A plain Go error: the handler answers 500 with the text.
+            std::string gv(api_version_of(applied));
+            if (gv.find('/') == std::string::npos) gv = "/" + gv;
+            std::string msg = "failed to create typed patch object (" + std::string(namespace_of(applied)) + "/" +
+                              std::string(name_of(applied)) + "; " + gv + ", Kind=" + std::string(kind_of(applied)) + "): ";
+            if (dups.size() == 1) {
+                msg += dups[0];
+            } else {
+                msg += "errors:";
+                for (const auto& d : dups) msg += "\n  " + d;
+            }
+            status s;
+            s.outcome = "Failure";
+            s.code = 500;
+            s.message = std::move(msg);
+            return error::from_status(std::move(s));
+        }
+    }
 
     auto entries = entries_of(live);
     if (entries.empty() && !uid_of(live).empty()) {
@@ -395,6 +465,11 @@ result<json::object> server_side_apply(const json::object& live, const json::obj
         if (!e.same_manager(self)) owned_elsewhere.insert(e.fields.begin(), e.fields.end());
     }
     for (const auto& p : set_difference(last, self.fields)) {
+        // apiVersion, kind and the server's metadata are never in a set the
+        // server writes, only in managedFields a client wrote itself: the
+        // real configuration's set has them (stripped only afterwards), so
+        // they are never pruned (found by libFuzzer: kind vanished).
+        if (is_stripped_meta_field(p)) continue;
         if (!owns_at_or_below(owned_elsewhere, p) && !is_item_key_field(p)) remove_path(merged_v, p);
     }
     json::object merged = std::move(merged_v.get_object());
@@ -433,7 +508,10 @@ result<json::object> server_side_apply(const json::object& live, const json::obj
 
 result<json::object> server_side_apply(const json::object& live, const json::object& applied,
                                        const apply_options& options) {
-    std::string_view kind = kind_of(applied).empty() ? kind_of(live) : kind_of(applied);
+    // The endpoint's type (the live object's kind) decides how lists merge;
+    // a configuration of another kind must not reinterpret the live lists
+    // (found by libFuzzer: a keyed list read as atomic lost its items).
+    std::string_view kind = kind_of(live).empty() ? kind_of(applied) : kind_of(live);
     return server_side_apply(live, applied, options, builtin_list_strategies(kind));
 }
 

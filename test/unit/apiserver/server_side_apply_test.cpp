@@ -323,3 +323,43 @@ TEST_CASE("the manager of a write without fieldManager is the User-Agent up to i
     CHECK(field_manager_or_user_agent("mine", "kubectl/v1") == "mine");
     CHECK(field_manager_or_user_agent("", std::string(200, 'a')).size() == 128);
 }
+
+TEST_CASE("client-written managedFields owning kind or metadata.name never prune them") {
+    // Regression (libFuzzer, server_side_apply): kind was in the manager's
+    // last set, never in the new one (stripped), so the apply removed it.
+    auto live = o(R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c","uid":"u","managedFields":[
+        {"manager":"m","operation":"Apply","fieldsV1":{"f:kind":{},"f:metadata":{"f:name":{}},"f:data":{"f:a":{}}}}]},
+        "data":{"a":"1"}})");
+    auto obj = apply_ok(live, R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c"},"data":{"b":"2"}})", "m");
+    CHECK(obj.at("kind") == "ConfigMap");
+    CHECK(name_of(obj) == "c");
+    CHECK(json::serialize(obj.at("data")) == R"({"b":"2"})");  // what m stopped applying goes
+}
+
+TEST_CASE("lists merge as the live object's kind says, whatever kind the configuration names") {
+    // Regression (libFuzzer): a configuration naming another kind read the
+    // live Service's keyed ports as atomic and pruned the item it applied.
+    auto live = apply_ok(o(R"({"apiVersion":"v1","kind":"Service","metadata":{"uid":"u"}})"),
+                         R"({"apiVersion":"v1","kind":"Service","spec":{"ports":[{"port":80},{"port":81}]}})", "m");
+    auto obj = apply_ok(live, R"({"apiVersion":"v1","kind":"Servic","spec":{"ports":[{"port":80}]}})", "m");
+    CHECK(json::serialize(obj.at("spec").at("ports")) == R"([{"port":80}])");
+}
+
+TEST_CASE("duplicate keys in an applied list are refused as the real server's typed conversion does (500)") {
+    // structuredmerge.go: "Don't allow duplicates in the applied object".
+    auto r = server_side_apply(json::object{},
+                               o(R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","namespace":"d",
+                                     "ownerReferences":[{"uid":"1"},{"uid":"1","name":"x"}],"finalizers":["f","f"]}})"),
+                               apply_options{"m", true, at(0)});
+    REQUIRE_FALSE(r.has_value());
+    CHECK(r.error().api_status()->code == 500);
+    CHECK(r.error().api_status()->message ==
+          "failed to create typed patch object (d/p; /v1, Kind=Pod): errors:\n"
+          "  .metadata.ownerReferences: duplicate entries for key [uid=\"1\"]\n"
+          "  .metadata.finalizers: duplicate entries for key [=\"f\"]");
+    // Duplicates in the live object are tolerated (typed.AllowDuplicates).
+    auto live = o(R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","ownerReferences":[{"uid":"1"},{"uid":"1"}]}})");
+    CHECK(server_side_apply(live, o(R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","labels":{"a":"b"}}})"),
+                            apply_options{"m", true, at(0)})
+              .has_value());
+}
