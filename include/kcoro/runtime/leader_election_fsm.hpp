@@ -12,7 +12,8 @@
 //  - Renew: every retry period, GET then PUT renewTime (acquireTime and
 //    leaseTransitions kept). A renew round that has not succeeded within the
 //    renew deadline of its start loses leadership; requests carry that
-//    deadline so the driver cancels them in time.
+//    deadline so the driver cancels them in time, and an answer that
+//    arrives at or after it loses leadership too.
 //  - Conflicts (409) and other failures: the next attempt, a retry period
 //    later, re-reads the lease.
 //  - Stricter than client-go: a renew that reads another live holder stops
@@ -133,6 +134,7 @@ private:
     le_action on_failed(steady_time now, std::string why);
     le_action on_timer(steady_time now);
     le_action on_shutdown(const le::shutdown& s);
+    std::optional<le_action> lose_if_round_expired(steady_time now);
     void observe(const leader_record& rec, steady_time now);
     bool observed_is_us() const noexcept { return observed_.holder_identity == cfg_.identity; }
 

@@ -168,7 +168,18 @@ le_action leader_election_fsm::on_timer(steady_time now) {
     return le::get_lease{round_deadline_};
 }
 
+std::optional<le_action> leader_election_fsm::lose_if_round_expired(steady_time now) {
+    // An answer that arrives at or after the renew round's deadline (the
+    // driver did not cancel in time, or the process was stalled) does not
+    // extend leadership: the round has failed (client-go's renew context
+    // has expired by then). Found by libFuzzer (leader_election_fsm).
+    if (state_ != state::leading || !in_round_ || now < round_deadline_) return std::nullopt;
+    state_ = state::lost;
+    return le::stopped_leading{"failed to renew lease within the renew deadline"};
+}
+
 le_action leader_election_fsm::on_read(const le::lease_read& r) {
+    if (auto lost = lose_if_round_expired(r.now)) return std::move(*lost);
     leader_record next;
     next.holder_identity = cfg_.identity;
     next.lease_duration_seconds = whole_seconds(cfg_.lease_duration);
@@ -200,6 +211,7 @@ le_action leader_election_fsm::on_read(const le::lease_read& r) {
 }
 
 le_action leader_election_fsm::on_written(const le::write_succeeded& w) {
+    if (auto lost = lose_if_round_expired(w.now)) return std::move(*lost);
     observe(record_of(w.lease), w.now);
     last_lease_ = w.lease;
     in_round_ = false;

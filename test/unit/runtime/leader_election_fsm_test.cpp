@@ -209,6 +209,26 @@ TEST_CASE("a slow renew whose timer fires past the deadline loses leadership") {
     as<le::stopped_leading>(fsm.step(le::timer_fired{t0 + 12s}));
 }
 
+TEST_CASE("an answer that arrives at or after the renew deadline loses leadership") {
+    // Regression (libFuzzer, leader_election_fsm): a late read was answered
+    // with an update and the fsm led on past its round's deadline.
+    for (int late_write = 0; late_write < 2; ++late_write) {
+        CAPTURE(late_write);
+        leader_election_fsm fsm(config("a_1"));
+        auto stored = acquire(fsm);
+        CHECK(as<le::get_lease>(fsm.step(le::timer_fired{t0 + 2s})).deadline == t0 + 12s);
+        le_action a;
+        if (late_write) {
+            auto u = as<le::update_lease>(fsm.step(le::lease_read{t0 + 3s, w0, stored}));
+            a = fsm.step(le::write_succeeded{t0 + 12s, u.body});
+        } else {
+            a = fsm.step(le::lease_read{t0 + 12s, w0, stored});
+        }
+        CHECK(as<le::stopped_leading>(a).reason == "failed to renew lease within the renew deadline");
+        CHECK_FALSE(fsm.is_leader());
+    }
+}
+
 TEST_CASE("renew reading another live holder stops leading at once") {
     leader_election_fsm fsm(config("a_1"));
     acquire(fsm);
