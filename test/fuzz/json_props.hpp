@@ -53,7 +53,28 @@ inline bool same_json(const boost::json::value& a, const boost::json::value& b) 
     return a == b;
 }
 
-/// serialize then parse gives the value back (see same_json).
-inline bool round_trips(const boost::json::value& v) { return same_json(boost::json::parse(boost::json::serialize(v)), v); }
+/// An infinity from a number beyond the double range (Boost.JSON parses
+/// 1e999 so and serializes it as `Infinity`, not JSON); the store refuses
+/// objects holding one (object_store.cpp), as Go's decoder refuses the number.
+inline bool has_non_finite(const boost::json::value& v) {
+    if (v.is_double()) return !std::isfinite(v.get_double());
+    if (const auto* o = v.if_object()) {
+        for (const auto& kv : *o) {
+            if (has_non_finite(kv.value())) return true;
+        }
+    }
+    if (const auto* a = v.if_array()) {
+        for (const auto& x : *a) {
+            if (has_non_finite(x)) return true;
+        }
+    }
+    return false;
+}
+
+/// serialize then parse gives the value back (see same_json); vacuous for
+/// values holding an infinity (see has_non_finite).
+inline bool round_trips(const boost::json::value& v) {
+    return has_non_finite(v) || same_json(boost::json::parse(boost::json::serialize(v)), v);
+}
 
 } // namespace kcoro::fuzz

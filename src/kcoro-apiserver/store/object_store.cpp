@@ -13,6 +13,7 @@
 #include <boost/json/serialize.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <ostream>
 
@@ -93,11 +94,31 @@ result<watch_filter> watch_filter::make(group_version_resource gvr, std::string 
 
 // --- impl ---------------------------------------------------------------------
 
+namespace {
+
+// Boost.JSON 1.81 parses a number beyond the double range (1e999) as an
+// infinity, and would serialize it back as `Infinity`, which is not JSON; Go's
+// decoder refuses such a number (found by libFuzzer, strategic_merge_patch).
+bool has_non_finite(const json::value& v) {
+    if (v.is_double()) return !std::isfinite(v.get_double());
+    if (const auto* o = v.if_object()) {
+        return std::any_of(o->begin(), o->end(), [](const json::key_value_pair& kv) { return has_non_finite(kv.value()); });
+    }
+    if (const auto* a = v.if_array()) return std::any_of(a->begin(), a->end(), [](const json::value& x) { return has_non_finite(x); });
+    return false;
+}
+
+} // namespace
+
 std::optional<error> object_store::impl::decode(const request_context& ctx, const resource_def& def,
                                                 json::object& obj, const std::string* patch_value) const {
     auto r = decode_builtin(def, obj);
     auto mode = field_validation_from(ctx.field_validation);
     std::optional<std::string> failure = r.error;
+    if (!failure && has_non_finite(obj)) {
+        // Go names the number's text, which the parse has lost.
+        failure = "json: cannot unmarshal number into Go value of type float64: out of range";
+    }
     if (!failure && !r.unknown_fields.empty()) {
         if (mode == field_validation::strict) {
             failure = strict_decoding_error(r.unknown_fields);

@@ -348,3 +348,21 @@ TEST_CASE("commit hook sees every committed revision") {
     CHECK(seen.back() == s.current_revision());
     CHECK(seen[0] < seen[1]);
 }
+
+TEST_CASE("a number beyond the double range is refused, never stored as an infinity") {
+    // Regression (libFuzzer, strategic_merge_patch): Boost.JSON parses 1e999
+    // as an infinity and would serialize it as `Infinity`, which is not JSON.
+    object_store s;
+    auto body = boost::json::parse(R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c"},"immutable":1e999})");
+    auto r = s.create(ctx_at(), resources::configmaps(), "default", body.as_object());
+    REQUIRE_FALSE(r);
+    CHECK(r.error().http_code() == 400);
+    CHECK(status_message(r.error()) == "ConfigMap in version \"v1\" cannot be handled as a ConfigMap: json: cannot "
+                                       "unmarshal number into Go value of type float64: out of range");
+    auto ok = s.create(ctx_at(), resources::configmaps(), "default",
+                       boost::json::parse(R"({"metadata":{"name":"d"},"data":{"a":"1"}})").as_object());
+    REQUIRE(ok);
+    auto p = s.patch(ctx_at(), resources::configmaps(), "default", "d", patch_type::merge, R"({"immutable":-1e999})");
+    REQUIRE_FALSE(p);
+    CHECK(p.error().http_code() == 422);
+}
