@@ -64,6 +64,16 @@ struct field_info {
 /// Bounds on a list's or a map's field apply to its items' values, except
 /// min_items/max_items/list_type (the list) and min/max_properties (the map).
 class field {
+    // Defined before its uses: clang 14 does not instantiate a member
+    // template first defined after a constexpr caller in time for constant
+    // evaluation ("undefined function 'with<...>' cannot be used in a
+    // constant expression").
+    template <class F> constexpr field with(F f) const noexcept {
+        field copy = *this;
+        f(copy.info);
+        return copy;
+    }
+
 public:
     constexpr explicit field(std::string_view member) noexcept { info.member = member; }
 
@@ -156,13 +166,6 @@ public:
     }
 
     field_info info;
-
-private:
-    template <class F> constexpr field with(F f) const noexcept {
-        field copy = *this;
-        f(copy.info);
-        return copy;
-    }
 };
 
 /// An explicit wire name for a described enumerator.
@@ -206,6 +209,16 @@ struct resource_info {
 /// A resource's identity and CRD facts:
 /// `resource("gateway.kcoro.dev", "v1alpha1", "GatewayInstance", "gatewayinstances").short_names("gi")`.
 class resource {
+    // Defined before its uses: clang 14 does not instantiate a member
+    // template first defined after a constexpr caller in time for constant
+    // evaluation ("undefined function 'with<...>' cannot be used in a
+    // constant expression").
+    template <class F> constexpr resource with(F f) const noexcept {
+        resource copy = *this;
+        f(copy.info);
+        return copy;
+    }
+
 public:
     constexpr resource(std::string_view group, std::string_view version, std::string_view kind,
                        std::string_view plural) noexcept {
@@ -256,13 +269,6 @@ public:
     }
 
     resource_info info;
-
-private:
-    template <class F> constexpr resource with(F f) const noexcept {
-        resource copy = *this;
-        f(copy.info);
-        return copy;
-    }
 };
 
 } // namespace kcoro::typed
