@@ -18,10 +18,6 @@ using kcoro::runtime::reconcile_result;
 
 namespace {
 
-// g++ 12 destroys a defaulted argument's temporary twice when the call is a
-// co_await operand (a double free): every client call below names its options.
-const kcoro::get_options plain_get{};
-
 // How a step ended.
 enum class step { ok, stop };  // stop: a problem is recorded; write status, then end the pass
 
@@ -66,8 +62,8 @@ static step record_failure(auto& p, const error& err, std::string_view what) {
     return step::stop;
 }
 
-asio::awaitable<result<reconcile_result>> reconciler::reconcile(const object_key& key) {
-    auto got = co_await client_.get(gateway_instances(), key, plain_get);
+asio::awaitable<result<reconcile_result>> reconciler::reconcile(object_key key) {
+    auto got = co_await client_.get(gateway_instances(), key);
     if (!got) {
         if (kcoro::is_not_found(got.error())) {
             co_return kcoro::runtime::success();  // gone: nothing to converge
@@ -153,7 +149,7 @@ asio::awaitable<result<void>> reconciler::ensure_registration(pass& p) {
     const auto what = describe_object("ConfigMap", rkey.ns, rkey.name);
 
     for (int attempt = 0; attempt < 2; ++attempt) {
-        auto got = co_await client_.get(cms, rkey, plain_get);
+        auto got = co_await client_.get(cms, rkey);
         if (got) {
             if (!registration_belongs_to(**got, p.uid)) {
                 auto msg = what + " exists and is not the registration of this instance";
@@ -210,7 +206,7 @@ asio::awaitable<result<void>> reconciler::ensure_child(pass& p, bool is_deployme
     const auto what = describe_object(kind_name, p.key.ns, p.key.name);
 
     for (int attempt = 0; attempt < 2; ++attempt) {
-        auto got = co_await client_.get(gvr, p.key, plain_get);
+        auto got = co_await client_.get(gvr, p.key);
         if (got) {
             if (ownership_of(**got, p.uid) != ownership::ours) {
                 // Never adopt or overwrite someone else's object.
@@ -308,7 +304,7 @@ asio::awaitable<result<reconcile_result>> reconciler::finalize(pass& p) {
     }
     const auto cms = kcoro::resources::configmaps();
     const object_key rkey{opts_.registry_namespace, registration_name(p.uid)};
-    auto got = co_await client_.get(cms, rkey, plain_get);
+    auto got = co_await client_.get(cms, rkey);
     if (got) {
         if (registration_belongs_to(**got, p.uid)) {
             kcoro::delete_options dopts;

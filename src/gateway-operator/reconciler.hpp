@@ -63,7 +63,7 @@ public:
 
     /// One pass. Errors: retryable ones are returned as errors (rate-limited
     /// requeue); an invalid spec is a terminal error (kcoro_errc::terminal).
-    boost::asio::awaitable<kcoro::result<kcoro::runtime::reconcile_result>> reconcile(const kcoro::object_key& key);
+    boost::asio::awaitable<kcoro::result<kcoro::runtime::reconcile_result>> reconcile(kcoro::object_key key);
 
     const reconciler_options& options() const noexcept { return opts_; }
 

@@ -205,8 +205,9 @@ struct harness {
     }
 
     std::size_t registrations() {
-        auto l = run(admin->list(kcoro::resources::configmaps(), "kcoro-system",
-                                 kcoro::list_options{.label_selector = std::string(gateway::uid_label)}));
+        kcoro::list_options registered;
+        registered.label_selector = std::string(gateway::uid_label);
+        auto l = run(admin->list(kcoro::resources::configmaps(), "kcoro-system", registered));
         REQUIRE(l);
         return l->items.size();
     }
@@ -264,7 +265,7 @@ TEST_CASE("drift is repaired: replicas restored, Service and registration recrea
     h.converge(key);
 
     auto patched = h.run(h.admin->patch(kcoro::resources::deployments(), key, R"({"spec":{"replicas":7}})",
-                                        kcoro::patch_options{.type = kcoro::patch_type::merge}));
+                                        kcoro::patch_options{kcoro::patch_type::merge}));
     REQUIRE(patched);
     // One pass repairs with one patch; the status may follow the rollout (at most one write).
     auto mark = h.swrites.lines.size();

@@ -46,7 +46,8 @@ public:
 
     /// Reports unfinished work and the longest running key every `period`
     /// (client-go: 500 ms) until shutdown.
-    boost::asio::awaitable<void> run_metrics(std::chrono::nanoseconds period = std::chrono::milliseconds(500));
+    boost::asio::awaitable<void> run_metrics(std::chrono::nanoseconds period);
+    boost::asio::awaitable<void> run_metrics() { return run_metrics(std::chrono::milliseconds(500)); }
 
     std::size_t in_flight() const noexcept { return in_flight_; }
     std::size_t max_concurrent() const noexcept { return max_concurrent_; }

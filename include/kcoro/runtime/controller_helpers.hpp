@@ -27,7 +27,10 @@
 //    server::metrics_registry::noop_write -> kcoro_noop_writes_total).
 //
 // The coroutines take their arguments by value (they outlive the caller's
-// temporaries) and have no defaulted parameters (g++ 12, TOOLCHAIN.md).
+// temporaries) and have no defaulted parameters (g++ 12, docs/toolchain.md);
+// helper_options is not an aggregate, so `helper_options{}` in a co_await
+// operand is safe. A capturing lambda written inside the co_await operand
+// (as `mutate`) is not: name it first (docs/toolchain.md).
 // Thread safety: functions; the client's rules apply to the coroutines.
 #pragma once
 
@@ -87,6 +90,7 @@ bool is_noop_write(const boost::json::object& before, const boost::json::object&
 // --- coroutines over the client --------------------------------------------
 
 struct helper_options {
+    helper_options() = default;  // not an aggregate (resource.hpp says why)
     /// Called with the resource when a write changed nothing (may be empty).
     std::function<void(const group_version_resource& gvr)> noop_write;
     finalizer_guard guard = finalizer_guard::finalizers;

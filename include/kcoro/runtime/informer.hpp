@@ -109,8 +109,9 @@ public:
     /// will not heal by retrying (401, 403, 404 of the resource: that error,
     /// at once), or at the timeout (kcoro_errc::not_synced, with the last
     /// error seen in the message). Stopped before sync: kcoro_errc::cancelled.
-    boost::asio::awaitable<result<void>> wait_for_sync(
-        std::chrono::nanoseconds timeout = std::chrono::minutes(2));
+    boost::asio::awaitable<result<void>> wait_for_sync(std::chrono::nanoseconds timeout);
+    /// wait_for_sync(2 minutes).
+    boost::asio::awaitable<result<void>> wait_for_sync() { return wait_for_sync(std::chrono::minutes(2)); }
 
     const object_cache& cache() const noexcept;
     const informer_key& key() const noexcept;

@@ -74,8 +74,9 @@ public:
 
     bool has_synced() const;
     /// Waits for every informer (see informer::wait_for_sync): the first error wins.
-    boost::asio::awaitable<result<void>> wait_for_sync(
-        std::chrono::nanoseconds timeout = std::chrono::minutes(2));
+    boost::asio::awaitable<result<void>> wait_for_sync(std::chrono::nanoseconds timeout);
+    /// wait_for_sync(2 minutes).
+    boost::asio::awaitable<result<void>> wait_for_sync() { return wait_for_sync(std::chrono::minutes(2)); }
 
     // Cached reads from the full-object informer of gvr in the default scope.
     object_ptr get(const group_version_resource& gvr, const object_key& key);

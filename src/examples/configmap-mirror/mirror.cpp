@@ -32,8 +32,7 @@ reconciler::reconciler(kcoro::client::client& client, parent_reader read_parent,
                        kcoro::runtime::helper_options helpers, kcoro::logger log)
     : client_(client), read_parent_(std::move(read_parent)), helpers_(std::move(helpers)), log_(std::move(log)) {}
 
-asio::awaitable<result<reconcile_result>> reconciler::reconcile(const kcoro::object_key& k) {
-    const kcoro::object_key key = k;
+asio::awaitable<result<reconcile_result>> reconciler::reconcile(kcoro::object_key key) {
     auto parent = read_parent_(key);
     if (!parent) {
         // Gone (or no longer managed): the garbage collector removes the child.

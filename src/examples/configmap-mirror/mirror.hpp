@@ -61,7 +61,7 @@ public:
                kcoro::runtime::helper_options helpers = {}, kcoro::logger log = {});
 
     /// One pass for the parent `key`.
-    boost::asio::awaitable<kcoro::result<kcoro::runtime::reconcile_result>> reconcile(const kcoro::object_key& key);
+    boost::asio::awaitable<kcoro::result<kcoro::runtime::reconcile_result>> reconcile(kcoro::object_key key);
 
 private:
     kcoro::client::client& client_;

@@ -264,7 +264,7 @@ asio::awaitable<void> informer::run() {
         co_return;
     }
     if (impl_->opts.resync_period > std::chrono::nanoseconds::zero()) {
-        // Awaitables named first (TOOLCHAIN.md).
+        // Awaitables named first (docs/toolchain.md).
         auto watch = impl_->w.run();
         auto resync = impl_->resync_loop();
         co_await (std::move(watch) || std::move(resync));
