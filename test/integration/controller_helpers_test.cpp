@@ -47,7 +47,7 @@ struct harness {
         kcoro::client::client_options oo;
         oo.metrics = &counter;
         op = kcoro::client::client::create(cfg, clk, oo).value();
-        opts.noop_write = [this](const kcoro::group_version_resource&) { ++noops; };
+        opts.on_write = [this](const write_record& w) { noops += w.noop; };
     }
     ~harness() { srv.stop(0ms); }
 

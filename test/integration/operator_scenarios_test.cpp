@@ -163,7 +163,16 @@ struct harness {
         return pred();
     }
 
-    kcoro::result<kcoro::runtime::reconcile_result> pass(const object_key& key) { return run(rec->reconcile(key)); }
+    // One pass, as the controller runs it: a context with the field manager
+    // and write hooks (children read from the API: no cache here).
+    std::vector<std::string> reported;  // the writes the passes reported through the hooks
+    kcoro::result<kcoro::runtime::reconcile_result> pass(const object_key& key) {
+        kcoro::runtime::reconcile_context ctx;
+        ctx.key = key;
+        ctx.field_manager = "gateway-operator";
+        ctx.helpers.on_write = [this](const kcoro::runtime::write_record& w) { reported.push_back(describe(w)); };
+        return run(rec->reconcile(std::move(ctx)));
+    }
 
     kcoro::result<kcoro::object_ptr> get(const kcoro::group_version_resource& gvr, const object_key& key) {
         return run(admin->get(gvr, key));

@@ -86,6 +86,14 @@ public:
 
     const informer_factory_options& options() const noexcept { return opts_; }
 
+    /// Keeps the managedFields entries of `field_manager` in every object
+    /// the full-object informers of this factory cache (the others are still
+    /// stripped; keep_managed_fields_transform), so that server-side applies
+    /// can be compared with the cache (runtime::apply_owned) instead of a
+    /// GET. Takes effect for objects stored from now on: call it before run().
+    void keep_managed_fields_of(std::string field_manager);
+    const std::vector<std::string>& kept_field_managers() const noexcept;
+
 private:
     struct impl;
     informer_factory_options opts_;

@@ -48,6 +48,13 @@ using transform_func = std::function<object_ptr(object_ptr)>;
 object_ptr strip_managed_fields_transform(object_ptr obj);
 /// apiVersion, kind and metadata (without managedFields) only.
 object_ptr metadata_only_transform(object_ptr obj);
+/// The object with only the managedFields entries of `managers` (the field
+/// managers of this process's server-side applies: what apply_drift needs
+/// to see what they own), the others stripped. managedFields is left as an
+/// array, empty when none of them has an entry, so a reader can tell a
+/// filtered object (the key present) from a stripped one (absent). The same
+/// pointer when nothing changes.
+object_ptr keep_managed_fields_transform(object_ptr obj, const std::vector<std::string>& managers);
 
 struct cache_options {
     /// Empty: strip managedFields (or metadata-only when metadata_only).

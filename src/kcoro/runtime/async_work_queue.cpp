@@ -37,6 +37,11 @@ void async_work_queue::add_rate_limited(const object_key& key) {
     notify();
 }
 
+void async_work_queue::apply(const reconcile_decision& d, const object_key& key) {
+    runtime::apply(d, queue_, key, clock_.now());
+    notify();  // a delayed add may have moved the earliest deadline
+}
+
 void async_work_queue::done(const object_key& key) {
     if (queue_.is_processing(key) && in_flight_ > 0) {
         --in_flight_;

@@ -1,5 +1,7 @@
 #include <kcoro/runtime/controller.hpp>
 
+#include <kcoro/runtime/event_recorder.hpp>
+
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/bind_cancellation_slot.hpp>
 #include <boost/asio/cancellation_signal.hpp>
@@ -61,6 +63,7 @@ struct controller::impl {
 
     asio::awaitable<void> worker();
     asio::awaitable<void> process(object_key key);
+    void report_hot_loop(const reconcile_context& ctx, const hot_loop_alarm& alarm);
     void task_finished(bool is_worker);
 
     asio::any_io_executor ex;
@@ -71,6 +74,7 @@ struct controller::impl {
     kcoro::logger log;
 
     controller_stats stats;
+    hot_loop_tracker hot_loops{opts.hot_loop};
     error last_error;
     std::size_t active = 0;
     bool started = false;
@@ -160,12 +164,47 @@ asio::awaitable<void> controller::impl::worker() {
     }
 }
 
+namespace {
+
+// The writes one reconcile reported through its context's hooks.
+struct write_tally {
+    std::size_t writes = 0;
+    std::size_t noop_writes = 0;
+    std::vector<std::string> what;  // descriptions, each once, at most a few
+};
+
+std::string resource_label(const group_version_resource& gvr) {
+    return gvr.group.empty() ? gvr.resource : gvr.resource + "." + gvr.group;
+}
+
+} // namespace
+
 asio::awaitable<void> controller::impl::process(object_key key) {
     reconcile_context ctx;
     ctx.key = key;
     const auto hi = opts.random();
     ctx.reconcile_id = make_reconcile_id(hi, opts.random());
     ctx.log = log.for_reconcile(opts.name, opts.group, opts.kind, key.ns, key.name, ctx.reconcile_id);
+    ctx.events = opts.events;
+    ctx.field_manager = opts.field_manager.empty() ? opts.name : opts.field_manager;
+    ctx.read_owned = opts.read_owned;
+    // Shared with the hooks: a reconciler may keep a copy of them.
+    auto tally = std::make_shared<write_tally>();
+    ctx.helpers.on_write = [tally, metrics = opts.metrics](const write_record& w) {
+        ++tally->writes;
+        if (w.noop) {
+            ++tally->noop_writes;
+            if (metrics) {
+                metrics->noop_write(resource_label(w.gvr));
+            }
+        }
+        constexpr std::size_t max_descriptions = 8;
+        auto text = describe(w);
+        if (tally->what.size() < max_descriptions &&
+            std::find(tally->what.begin(), tally->what.end(), text) == tally->what.end()) {
+            tally->what.push_back(std::move(text));
+        }
+    };
     ++active;
     stats.max_in_flight = std::max(stats.max_in_flight, active);
     if (opts.metrics) {
@@ -245,21 +284,35 @@ asio::awaitable<void> controller::impl::process(object_key key) {
         ctx.log.debug("Reconcile done", {{"result", d.op == queue_op::forget ? "success" : "requeue"}});
     }
 
-    switch (d.op) {
-    case queue_op::none:
-        break;
-    case queue_op::forget:
-        queue.forget(key);
-        break;
-    case queue_op::add_rate_limited:
-        queue.add_rate_limited(key);
-        break;
-    case queue_op::forget_then_add_after:
-        queue.forget(key);
-        queue.add_after(key, d.after);
-        break;
+    stats.writes += tally->writes;
+    stats.noop_writes += tally->noop_writes;
+    if (auto alarm = hot_loops.record(key, clk.now(), tally->writes, tally->noop_writes, tally->what)) {
+        report_hot_loop(ctx, *alarm);
     }
+
+    queue.apply(d, key);
     queue.done(key);
+}
+
+void controller::impl::report_hot_loop(const reconcile_context& ctx, const hot_loop_alarm& alarm) {
+    ++stats.hot_loops;
+    if (opts.metrics) {
+        opts.metrics->hot_loop_detected();
+    }
+    const auto text = describe(alarm);
+    const auto window = std::chrono::duration<double>(opts.hot_loop.window).count();
+    // controller-runtime logs warnings at info with a "Warning: " prefix.
+    ctx.log.info("Warning: hot loop: every reconcile of this object writes something", {
+        {"writingReconciles", static_cast<std::int64_t>(alarm.writing_reconciles)},
+        {"seconds", std::chrono::duration<double>(alarm.span).count()},
+        {"noopWrites", static_cast<std::int64_t>(alarm.noop_writes)},
+        {"windowSeconds", window},
+        {"wrote", text}});
+    if (opts.events && opts.read_primary) {
+        if (auto obj = opts.read_primary(alarm.key)) {
+            opts.events->record(*obj, event_type::warning, "HotLoop", "Reconcile", "hot loop: " + text);
+        }
+    }
 }
 
 void controller::impl::task_finished(bool is_worker) {

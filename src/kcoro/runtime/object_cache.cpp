@@ -1,5 +1,6 @@
 #include <kcoro/runtime/object_cache.hpp>
 
+#include <algorithm>
 #include <ostream>
 #include <utility>
 
@@ -13,6 +14,33 @@ object_ptr strip_managed_fields_transform(object_ptr obj) {
     }
     auto copy = std::make_shared<json::object>(*obj);
     strip_managed_fields(*copy);
+    return copy;
+}
+
+object_ptr keep_managed_fields_transform(object_ptr obj, const std::vector<std::string>& managers) {
+    if (!obj) {
+        return obj;
+    }
+    const auto* mf = managed_fields_of(*obj);
+    const bool ours_only = mf && mf->is_array() && std::all_of(mf->get_array().begin(), mf->get_array().end(), [&](const json::value& e) {
+        const auto* m = e.is_object() ? e.get_object().if_contains("manager") : nullptr;
+        return m && m->is_string() && std::find(managers.begin(), managers.end(), std::string_view(m->get_string())) != managers.end();
+    });
+    if (ours_only) {
+        return obj;  // share, do not copy
+    }
+    json::array kept;
+    if (mf && mf->is_array()) {
+        for (const auto& e : mf->get_array()) {
+            const auto* m = e.is_object() ? e.get_object().if_contains("manager") : nullptr;
+            if (m && m->is_string() &&
+                std::find(managers.begin(), managers.end(), std::string_view(m->get_string())) != managers.end()) {
+                kept.push_back(e);
+            }
+        }
+    }
+    auto copy = std::make_shared<json::object>(*obj);
+    mutable_metadata(*copy)["managedFields"] = std::move(kept);
     return copy;
 }
 
