@@ -216,6 +216,7 @@ asio::awaitable<result<void>> reconciler::ensure_child(pass& p, bool is_deployme
         event(p, "Normal", "Created" + kind_name, "Create", "created " + what);
         break;
     case runtime::write_op::applied:
+    case runtime::write_op::patched:  // a replaced item put back (apply_owned.hpp)
         event(p, "Normal", "Repaired" + kind_name, "Apply", "repaired drift of " + what + ": " + written->drift);
         break;
     default:

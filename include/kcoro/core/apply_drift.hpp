@@ -40,14 +40,15 @@ namespace kcoro {
 std::optional<std::string> apply_drift(const boost::json::object& applied, const boost::json::object& live,
                                        std::string_view field_manager);
 
-/// Items of `live`'s list-maps that took the place of one of ours: an item
-/// that matches none of our items by its keys but has the `name` of one of
-/// them (an edit of a key field, such as `kubectl edit` changing a Service
-/// port 8080 to 9090, removes our item and adds another named like it). An
-/// apply cannot remove another manager's item, and would put ours back next
-/// to it: two ports named "http", which the API server rejects (422). The
-/// JSON patch that removes them, each guarded by a `test` of the item as
-/// read (so a concurrent change fails with 422 instead of removing the
+/// Items of `live`'s list-maps that took the place of one of ours: our item
+/// is missing and an item that is not ours carries its `name` (an edit of a
+/// key field, such as `kubectl edit` changing a Service port 8080 to 9090,
+/// removes our item and adds another named like it). An apply cannot remove
+/// another manager's item and would put ours back next to it: two ports
+/// named "http", which the API server rejects (422), and removing theirs
+/// first may leave a list the server requires empty. The JSON patch that
+/// replaces each such item by ours in place, guarded by a `test` of the item
+/// as read (a concurrent change fails with 422 instead of replacing the
 /// wrong item); nullopt when there is none.
 std::optional<boost::json::array> colliding_items_patch(const boost::json::object& applied,
                                                         const boost::json::object& live);

@@ -22,8 +22,9 @@
 //     of others in our lists are left alone (server-side apply semantics),
 //     except an item that took the place of one of ours (a key field such as
 //     a port number edited: same `name`, other key), which a guarded JSON
-//     patch removes first (colliding_items_patch in core/apply_drift.hpp),
-//     so ours can come back without a duplicate name (a 422 on a real server).
+//     patch replaces by ours (colliding_items_patch in core/apply_drift.hpp):
+//     an apply would leave both, with a duplicate name (a 422 on a real
+//     server). The apply follows only if something else drifted too.
 //  Every write is reported to opts.helpers.on_write (a no-op apply, one the
 //  server answered with the same resourceVersion, as noop).
 //

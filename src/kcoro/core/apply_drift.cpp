@@ -228,23 +228,29 @@ struct collider {
                 }
             }
         }
-        // Then the items that replaced ours, last index first so the
-        // earlier indexes stay valid.
-        for (std::size_t i = l->size(); i-- > 0;) {
-            const auto* lo = (*l)[i].if_object();
-            const auto* lname = lo ? lo->if_contains("name") : nullptr;
-            if (!lname) continue;
-            bool ours = false, takes_our_name = false;
-            for (const auto& item : *a) {
-                const auto* io = item.if_object();
-                if (!io) continue;
-                if (has_keys((*l)[i], keys_of(*io, it->second))) ours = true;
-                if (const auto* n = io->if_contains("name"); n && json_equal(*n, *lname)) takes_our_name = true;
-            }
-            if (!ours && takes_our_name) {
+        // Then the items that took the place of one of ours (our item is
+        // missing, theirs carries its name): replaced by ours in place.
+        for (const auto& item : *a) {
+            const auto* io = item.if_object();
+            const auto* name = io ? io->if_contains("name") : nullptr;
+            if (!name) continue;
+            const auto keys = keys_of(*io, it->second);
+            bool present = false;
+            for (const auto& l_item : *l) present = present || has_keys(l_item, keys);
+            if (present) continue;
+            for (std::size_t i = 0; i < l->size(); ++i) {
+                const auto* lo = (*l)[i].if_object();
+                const auto* lname = lo ? lo->if_contains("name") : nullptr;
+                if (!lname || !json_equal(*lname, *name)) continue;
+                bool is_ours = false;
+                for (const auto& other : *a) {
+                    if (const auto* oo = other.if_object()) is_ours = is_ours || has_keys((*l)[i], keys_of(*oo, it->second));
+                }
+                if (is_ours) continue;
                 const auto at = pointer + "/" + std::to_string(i);
                 ops.push_back(json::object{{"op", "test"}, {"path", at}, {"value", (*l)[i]}});
-                ops.push_back(json::object{{"op", "remove"}, {"path", at}});
+                ops.push_back(json::object{{"op", "replace"}, {"path", at}, {"value", item}});
+                break;
             }
         }
     }

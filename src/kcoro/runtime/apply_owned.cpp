@@ -77,14 +77,20 @@ asio::awaitable<result<write_result>> apply_owned(client::client& c, group_versi
     if (!drift) {
         co_return write_result{live, write_op::none, {}};
     }
-    if (auto removal = colliding_items_patch(desired, *live)) {
-        // Someone edited a key field of one of our items (a port number): the
+    if (auto replace = colliding_items_patch(desired, *live)) {
+        // Someone edited a key field of one of our items (a port number): an
         // apply cannot remove their item and ours would collide with it.
-        auto removed = co_await c.patch(gvr, key, json::serialize(*removal), patch_options{patch_type::json});
-        if (!removed) {
-            co_return removed.error().with_context("remove the items that replaced ours");
+        auto patched = co_await c.patch(gvr, key, json::serialize(*replace), patch_options{patch_type::json});
+        if (!patched) {
+            co_return patched.error().with_context("put back the items that were replaced");
         }
-        report(opts, gvr, key, write_op::patched, is_noop_write(*live, **removed));
+        report(opts, gvr, key, write_op::patched, is_noop_write(*live, **patched));
+        live = *patched;
+        auto rest = apply_drift(desired, *live, field_manager);
+        if (!rest) {
+            co_return write_result{live, write_op::patched, std::move(*drift)};
+        }
+        drift = std::move(rest);
     }
     auto applied = co_await c.apply(gvr, std::move(desired), field_manager, true);
     if (!applied) {

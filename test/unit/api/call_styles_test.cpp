@@ -17,7 +17,9 @@
 #include <kcoro/core/object.hpp>
 #include <kcoro/core/requests.hpp>
 #include <kcoro/io/clock.hpp>
+#include <kcoro/runtime/apply_owned.hpp>
 #include <kcoro/runtime/controller_helpers.hpp>
+#include <kcoro/runtime/finalizer.hpp>
 #include <kcoro/runtime/informer.hpp>
 #include <kcoro/runtime/informer_factory.hpp>
 
@@ -51,6 +53,8 @@ static_assert(!std::is_aggregate_v<delete_options>);
 static_assert(!std::is_aggregate_v<delete_preconditions>);
 static_assert(!std::is_aggregate_v<api_request>);
 static_assert(!std::is_aggregate_v<runtime::helper_options>);
+static_assert(!std::is_aggregate_v<runtime::apply_options>);
+static_assert(!std::is_aggregate_v<runtime::write_record>);
 
 // A result that must hold a value; its error message otherwise.
 #define OK(r) REQUIRE_MESSAGE((r).has_value(), ((r) ? std::string() : (r).error().message()))
@@ -353,6 +357,48 @@ asio::awaitable<void> helpers(client::client& c) {
     CHECK(s2->op == runtime::write_op::none);
 }
 
+asio::awaitable<void> apply_and_finalize(client::client& c) {
+    auto owner = co_await c.create(resources::configmaps(), "default", cm("parent"));
+    OK(owner);
+    auto a1 = co_await runtime::apply_owned(c, resources::configmaps(), cm("owned"), *owner, "tester");
+    OK(a1);
+    CHECK(a1->op == runtime::write_op::created);
+    auto a2 = co_await runtime::apply_owned(c, resources::configmaps(), cm("owned"), *owner, "tester",
+                                            runtime::apply_options{});
+    OK(a2);
+    CHECK(a2->op == runtime::write_op::none);
+    runtime::reconcile_context ctx;
+    ctx.key = {"default", "parent"};
+    ctx.field_manager = "tester";
+    auto a3 = co_await runtime::apply_owned(c, ctx, resources::configmaps(), cm("owned"), *owner);
+    OK(a3);
+    auto apply_op = runtime::apply_owned(c, runtime::reconcile_context(ctx), resources::configmaps(), cm("owned"),
+                                         object_ptr(*owner));
+    auto a4 = co_await std::move(apply_op);
+    OK(a4);
+    CHECK(a4->op == runtime::write_op::none);
+
+    // finalizer(): the work function is named first (a capturing lambda
+    // temporary in a co_await operand is the one hazard no API can remove).
+    int applied = 0;
+    runtime::finalizer_reconcile work = [&applied](runtime::finalizer_event,
+                                                   object_ptr) -> asio::awaitable<result<runtime::reconcile_result>> {
+        ++applied;
+        co_return runtime::success();
+    };
+    auto f1 = co_await runtime::finalizer(c, resources::configmaps(), *owner, "example.io/f", work,
+                                          runtime::helper_options{});
+    OK(f1);
+    auto fresh = co_await c.get(resources::configmaps(), {"default", "parent"});
+    OK(fresh);
+    auto finalizer_op = runtime::finalizer(c, resources::configmaps(), *fresh, std::string("example.io/f"), work,
+                                           runtime::helper_options{});
+    auto f2 = co_await std::move(finalizer_op);
+    OK(f2);
+    CHECK(applied == 2);
+    CHECK(has_finalizer(**fresh, "example.io/f"));
+}
+
 asio::awaitable<void> informer_waits(runtime::informer& inf, runtime::informer_factory& factory) {
     auto r1 = co_await inf.wait_for_sync();
     CHECK(r1.has_value());
@@ -403,6 +449,11 @@ TEST_CASE("discovery in every call style") {
 TEST_CASE("controller helpers in every call style") {
     fixture f;
     f.run(helpers(*f.c));
+}
+
+TEST_CASE("apply_owned and finalizer in every call style") {
+    fixture f;
+    f.run(apply_and_finalize(*f.c));
 }
 
 TEST_CASE("informer and factory waits in every call style") {

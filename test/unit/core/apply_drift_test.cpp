@@ -151,7 +151,7 @@ TEST_CASE("an item that took the place of ours (a key field edited) is removed, 
     REQUIRE(patch);
     CHECK(*patch == json::parse(R"([
         {"op":"test","path":"/spec/ports/1","value":{"name":"http","port":9090,"targetPort":8080,"protocol":"TCP"}},
-        {"op":"remove","path":"/spec/ports/1"}])"));
+        {"op":"replace","path":"/spec/ports/1","value":{"name":"http","port":8080,"targetPort":8080}}])"));
     // Nothing collides in the converged object, nor with an extra item named otherwise.
     CHECK_FALSE(kcoro::colliding_items_patch(applied_service, live_service));
     auto extra = with(live_service, {"spec", "ports"}, json::parse(R"([
@@ -169,5 +169,6 @@ TEST_CASE("collisions inside our containers: a container port whose number was e
     auto patch = kcoro::colliding_items_patch(applied, live);
     REQUIRE(patch);
     CHECK(patch->size() == 2);
-    CHECK(patch->at(1) == json::parse(R"({"op":"remove","path":"/spec/template/spec/containers/1/ports/0"})"));
+    CHECK(patch->at(1) == json::parse(R"({"op":"replace","path":"/spec/template/spec/containers/1/ports/0",
+                                           "value":{"name":"http","containerPort":8080,"protocol":"TCP"}})"));
 }

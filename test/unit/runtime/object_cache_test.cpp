@@ -180,3 +180,25 @@ TEST_CASE("null objects are ignored") {
     CHECK(c.handle({watcher_event_type::deleted, nullptr}).empty());
     CHECK(c.size() == 0);
 }
+
+TEST_CASE("keep_managed_fields_transform keeps only the given managers' entries, and says it filtered") {
+    auto o = std::make_shared<const boost::json::object>(boost::json::parse(R"({"metadata":{"name":"a","managedFields":[
+        {"manager":"op","operation":"Apply"},{"manager":"kubectl","operation":"Update"},{"manager":"op","operation":"Update"}]}})")
+                                                             .as_object());
+    auto kept = kcoro::runtime::keep_managed_fields_transform(o, {"op"});
+    const auto* mf = kcoro::managed_fields_of(*kept);
+    REQUIRE(mf);
+    REQUIRE(mf->as_array().size() == 2);
+    CHECK(mf->as_array()[0].at("operation") == "Apply");
+    CHECK(mf->as_array()[1].at("operation") == "Update");
+    CHECK(kcoro::managed_fields_of(*o)->as_array().size() == 3);  // the input is untouched
+    // Already ours only: the same pointer, no copy.
+    CHECK(kcoro::runtime::keep_managed_fields_transform(kept, {"op"}) == kept);
+    // None of ours: an empty list, not no list (a reader can tell it was filtered).
+    auto none = kcoro::runtime::keep_managed_fields_transform(o, {"other"});
+    REQUIRE(kcoro::managed_fields_of(*none));
+    CHECK(kcoro::managed_fields_of(*none)->as_array().empty());
+    auto bare = std::make_shared<const boost::json::object>(boost::json::parse(R"({"metadata":{"name":"b"}})").as_object());
+    CHECK(kcoro::managed_fields_of(*kcoro::runtime::keep_managed_fields_transform(bare, {"op"}))->as_array().empty());
+    CHECK(kcoro::runtime::keep_managed_fields_transform(nullptr, {"op"}) == nullptr);
+}
