@@ -20,6 +20,8 @@
 //   auto op = c->get(kcoro::resources::leases(), k);       // started later:
 //   co_await std::move(op);                                // arguments live in the frame
 //
+// (test/integration/header_examples_test.cpp runs both examples.)
+//
 // The argument types (keys, resources, options) are not aggregates, so a
 // braced temporary in a co_await operand is a constructor call, which g++ 12
 // compiles correctly (docs/toolchain.md: it destroys aggregate temporaries

@@ -2,7 +2,9 @@
 // objects a controller owns, with no write at all when they are right.
 //
 //   auto w = co_await runtime::apply_owned(client, ctx, resources::deployments(), desired, instance);
-//   if (!w && runtime::is_name_conflict(w.error())) { ... someone else's object: never adopted ... }
+//   if (!w && runtime::is_name_conflict(w.error())) { /* someone else's object: never adopted */ }
+//
+// (test/integration/header_examples_test.cpp runs it.)
 //
 // `desired` is the applied configuration: apiVersion, kind, name, namespace
 // and only the fields the controller manages. apply_owned

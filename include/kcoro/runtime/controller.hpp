@@ -10,6 +10,8 @@
 //   ...
 //   ctl.stop();                            // run() returns once in-flight reconciles finished
 //
+// (test/integration/header_examples_test.cpp runs it.)
+//
 // Most controllers are built by the manager (`mgr.controller("name")`,
 // server/controller_builder.hpp), which wires metrics, the logger, the event
 // recorder and the flags; this class is the loop underneath.

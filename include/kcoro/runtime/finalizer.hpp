@@ -9,6 +9,8 @@
 //   };
 //   co_return co_await runtime::finalizer(client, gvr, obj, "example.io/cleanup", work, ctx.helpers);
 //
+// (test/integration/header_examples_test.cpp runs it.)
+//
 // | the object                           | finalizer() does                                         |
 // | not deleting, without our finalizer  | adds it (guarded JSON patch), then `apply` on the result  |
 // | not deleting, with it                | `apply`                                                  |

@@ -7,6 +7,8 @@
 //   hot_loop_tracker t({.max_writing_reconciles = 10, .window = 5min});
 //   if (auto alarm = t.record(key, now, writes, noop_writes, what)) { warn(*alarm); }
 //
+// (test/integration/header_examples_test.cpp runs it.)
+//
 //  - A writing reconcile is one that sent at least one write (no-op writes,
 //    answered with the resourceVersion they were sent against, included).
 //  - More than `max_writing_reconciles` writing reconciles of one key within

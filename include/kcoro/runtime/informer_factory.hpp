@@ -2,12 +2,14 @@
 // informer_key, shared by every controller that asks for it, started and
 // synced together, with cached reads.
 //
-//   runtime::informer_factory cache(client, clock, ex, {.namespace_ = "team-a"});
+//   runtime::informer_factory cache(client, clock, ex, {.namespace_ = "default"});
 //   auto& cms = cache.get_or_create({.gvr = resources::configmaps()});
 //   cms.add_handlers(...);
 //   co_spawn(ex, cache.run(), detached);        // the manager does this
 //   co_await cache.wait_for_sync();
-//   auto cm = cache.get(resources::configmaps(), {"team-a", "x"});
+//   auto cm = cache.get(resources::configmaps(), {"default", "x"});
+//
+// (test/integration/header_examples_test.cpp runs it.)
 //
 // An informer asked for after run() started is started at once.
 // `namespace_` scopes every informer of a namespaced resource (the
@@ -35,18 +37,18 @@ namespace kcoro::runtime {
 
 struct informer_factory_options {
     /// Default namespace of informers whose key leaves it empty ("" = all).
-    std::string namespace_;
+    std::string namespace_{};
     std::chrono::nanoseconds resync_period = std::chrono::hours(10);
     /// Metrics per informer (e.g. metrics_registry::make_informer_metrics); may be empty.
-    std::function<std::unique_ptr<informer_metrics>(const informer_key&)> make_metrics;
+    std::function<std::unique_ptr<informer_metrics>(const informer_key&)> make_metrics{};
     /// Random source for watch timeouts and jitter (tests seed it); empty: a real one.
-    std::function<double()> random;
+    std::function<double()> random{};
     /// Whether a resource is namespaced (the namespace_ default applies only
     /// to those); empty: every resource but the built-in cluster-scoped ones
     /// (namespaces, nodes, CRDs, cluster RBAC, ...; see is_cluster_scoped).
-    std::function<bool(const group_version_resource&)> is_namespaced;
+    std::function<bool(const group_version_resource&)> is_namespaced{};
     /// Handed to every informer (watcher failures, handler exceptions).
-    kcoro::logger log;
+    kcoro::logger log{};
 };
 
 /// The built-in cluster-scoped resources (namespaces, nodes, persistentvolumes,

@@ -3,10 +3,13 @@
 // controller built by the manager) the controller's event recorder, its
 // server-side apply field manager and cached reads of the objects it owns.
 //
-//   [&](const runtime::reconcile_context& ctx) -> awaitable<result<reconcile_result>> {
+//   auto fn = [&](const runtime::reconcile_context& ctx) -> awaitable<result<reconcile_result>> {
 //       auto child = co_await runtime::apply_owned(client, ctx, resources::configmaps(), desired, parent);
-//       ...
-//   }
+//       if (!child) co_return child.error();
+//       co_return runtime::success();
+//   };
+//
+// (test/integration/header_examples_test.cpp runs it.)
 //
 // Lifetime: the controller keeps the context alive, unchanged, until the
 // reconcile's awaitable has completed: a reconciler may take it by const

@@ -6,6 +6,8 @@
 //                   .owns(children_key)
 //                   .complete(reconcile);                // added to the manager
 //
+// (test/integration/header_examples_test.cpp runs it.)
+//
 // complete() wires, from the manager:
 //  - controller_runtime_* and workqueue_* metrics for the controller (the
 //    manager's registry, exported on /metrics), plus kcoro_noop_writes_total
