@@ -259,6 +259,12 @@ TEST_CASE("end to end: the sample converges through the manager; drift is repair
     REQUIRE(h.run(h.admin->patch(kcoro::resources::deployments(), key, R"({"spec":{"replicas":7}})", po)));
     CHECK(h.advance_until([&] { return h.deployment_replicas() == 2; }, 10s));
 
+    // kubectl scale: through the deployments/scale subresource.
+    kcoro::patch_options scale{kcoro::patch_type::merge};
+    scale.subresource = "scale";
+    REQUIRE(h.run(h.admin->patch(kcoro::resources::deployments(), key, R"({"spec":{"replicas":9}})", scale)));
+    CHECK(h.advance_until([&] { return h.deployment_replicas() == 2; }, 10s));
+
     // The image and the Service port edited by hand (JSON patches, as
     // `kubectl set image` / `kubectl edit` send): restored from the events.
     kcoro::patch_options jp;

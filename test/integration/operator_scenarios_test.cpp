@@ -518,14 +518,25 @@ TEST_CASE("drift of an instance without env: a replica change is one server-side
     CHECK(h.writes_of_pass(key) == 0);
 }
 
-// TODO(scale subresource): once kcoro-apiserver serves deployments/scale
-// (the HTTP helper's issue), change replicas through it, as `kubectl scale`
-// does, and assert the same repair (and the managedFields entry the scale
-// write leaves, subresource "scale").
-TEST_CASE("a replica change through the deployments/scale subresource is restored" * doctest::skip()) {
+TEST_CASE("a replica change through the deployments/scale subresource (kubectl scale) is restored") {
     harness h;
-    h.create_instance("demo");
+    h.create_instance("demo", R"({"image":"nginx:1.27","replicas":2})");
     h.converge(key);
+    // kubectl scale deploy/demo --replicas=5: a merge patch of the Scale.
+    kcoro::patch_options scale{kcoro::patch_type::merge};
+    scale.subresource = "scale";
+    auto scaled = h.run(h.admin->patch(kcoro::resources::deployments(), key, R"({"spec":{"replicas":5}})", scale));
+    REQUIRE_MESSAGE(scaled, (scaled ? "" : scaled.error().message()));
+    CHECK((*scaled)->at("kind") == "Scale");
+    CHECK(h.get(kcoro::resources::deployments(), key).value()->at("spec").at("replicas") == 5);
+    const auto mark = h.swrites.lines.size();
+    auto r = h.pass(key);
+    REQUIRE_MESSAGE(r, (r ? "" : r.error().message()));
+    CHECK(h.swrites.count("patch deployments demo 200", mark) == 1);
+    CHECK(h.get(kcoro::resources::deployments(), key).value()->at("spec").at("replicas") == 2);
+    CHECK(h.events_with("Normal", "RepairedDeployment") == 1);
+    h.converge(key);
+    CHECK(h.writes_of_pass(key) == 0);
 }
 
 TEST_CASE("image, container port, env and Service port edits are restored") {

@@ -29,7 +29,7 @@ std::optional<json::object> desired_service(const json::object& d) {
     kcoro::set_name(svc, kcoro::name_of(d));
     kcoro::set_namespace(svc, kcoro::namespace_of(d));
     svc["spec"] = json::object{{"selector", *labels},
-                               {"ports", json::array{json::object{{"name", "http"}, {"port", n}}}}};
+                               {"ports", json::array{json::object{{"name", "http"}, {"port", n}, {"protocol", "TCP"}}}}};
     return svc;
 }
 
