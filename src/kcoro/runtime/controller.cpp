@@ -13,6 +13,7 @@
 #include <boost/system/system_error.hpp>
 
 #include <algorithm>
+#include <deque>
 #include <cstdio>
 #include <exception>
 #include <random>
@@ -64,6 +65,8 @@ struct controller::impl {
     asio::awaitable<void> worker();
     asio::awaitable<void> process(object_key key);
     void report_hot_loop(const reconcile_context& ctx, const hot_loop_alarm& alarm);
+    std::size_t acquire_tally();
+    void count_write(std::size_t slot, std::uint64_t serial, const write_record& w);
     void task_finished(bool is_worker);
 
     asio::any_io_executor ex;
@@ -75,6 +78,17 @@ struct controller::impl {
 
     controller_stats stats;
     hot_loop_tracker hot_loops{opts.hot_loop};
+    // The writes each reconcile in flight reported (one slot per reconcile
+    // in flight, reused).
+    struct write_tally {
+        std::uint64_t serial = 0;
+        std::size_t writes = 0;
+        std::size_t noop_writes = 0;
+        std::vector<std::string> what;  // descriptions, each once, at most a few
+    };
+    std::deque<write_tally> tallies;  // stable references
+    std::vector<std::size_t> free_tallies;
+    std::uint64_t tally_serial = 0;
     error last_error;
     std::size_t active = 0;
     bool started = false;
@@ -166,18 +180,38 @@ asio::awaitable<void> controller::impl::worker() {
 
 namespace {
 
-// The writes one reconcile reported through its context's hooks.
-struct write_tally {
-    std::size_t writes = 0;
-    std::size_t noop_writes = 0;
-    std::vector<std::string> what;  // descriptions, each once, at most a few
-};
-
 std::string resource_label(const group_version_resource& gvr) {
     return gvr.group.empty() ? gvr.resource : gvr.resource + "." + gvr.group;
 }
 
 } // namespace
+
+std::size_t controller::impl::acquire_tally() {
+    if (free_tallies.empty()) {
+        tallies.emplace_back();
+        return tallies.size() - 1;
+    }
+    const auto slot = free_tallies.back();
+    free_tallies.pop_back();
+    return slot;
+}
+
+void controller::impl::count_write(std::size_t slot, std::uint64_t serial, const write_record& w) {
+    if (w.noop && opts.metrics) {
+        opts.metrics->noop_write(resource_label(w.gvr));
+    }
+    auto& t = tallies[slot];
+    if (t.serial != serial) {
+        return;  // a hook kept past its reconcile: counted in the metrics only
+    }
+    ++t.writes;
+    t.noop_writes += w.noop;
+    constexpr std::size_t max_descriptions = 8;
+    auto text = describe(w);
+    if (t.what.size() < max_descriptions && std::find(t.what.begin(), t.what.end(), text) == t.what.end()) {
+        t.what.push_back(std::move(text));
+    }
+}
 
 asio::awaitable<void> controller::impl::process(object_key key) {
     reconcile_context ctx;
@@ -188,23 +222,13 @@ asio::awaitable<void> controller::impl::process(object_key key) {
     ctx.events = opts.events;
     ctx.field_manager = opts.field_manager.empty() ? opts.name : opts.field_manager;
     ctx.read_owned = opts.read_owned;
-    // Shared with the hooks: a reconciler may keep a copy of them.
-    auto tally = std::make_shared<write_tally>();
-    ctx.helpers.on_write = [tally, metrics = opts.metrics](const write_record& w) {
-        ++tally->writes;
-        if (w.noop) {
-            ++tally->noop_writes;
-            if (metrics) {
-                metrics->noop_write(resource_label(w.gvr));
-            }
-        }
-        constexpr std::size_t max_descriptions = 8;
-        auto text = describe(w);
-        if (tally->what.size() < max_descriptions &&
-            std::find(tally->what.begin(), tally->what.end(), text) == tally->what.end()) {
-            tally->what.push_back(std::move(text));
-        }
-    };
+    // This reconcile's write counts live in a slot of the controller; the
+    // hook names the slot and the reconcile's serial (small and trivially
+    // copyable, so std::function stores it without allocating).
+    const std::size_t slot = acquire_tally();
+    const std::uint64_t serial = ++tally_serial;
+    tallies[slot].serial = serial;
+    ctx.helpers.on_write = [self = this, slot, serial](const write_record& w) { self->count_write(slot, serial, w); };
     ++active;
     stats.max_in_flight = std::max(stats.max_in_flight, active);
     if (opts.metrics) {
@@ -236,6 +260,8 @@ asio::awaitable<void> controller::impl::process(object_key key) {
         // run() was cancelled: whatever ended the reconcile (operation_aborted
         // thrown or returned) is the cancellation, not a failure.
         ctx.log.debug("Reconcile cancelled");
+        tallies[slot] = write_tally{};
+        free_tallies.push_back(slot);
         queue.done(key);
         co_return;
     }
@@ -284,10 +310,15 @@ asio::awaitable<void> controller::impl::process(object_key key) {
         ctx.log.debug("Reconcile done", {{"result", d.op == queue_op::forget ? "success" : "requeue"}});
     }
 
-    stats.writes += tally->writes;
-    stats.noop_writes += tally->noop_writes;
-    if (auto alarm = hot_loops.record(key, clk.now(), tally->writes, tally->noop_writes, tally->what)) {
-        report_hot_loop(ctx, *alarm);
+    {
+        auto& t = tallies[slot];
+        stats.writes += t.writes;
+        stats.noop_writes += t.noop_writes;
+        if (auto alarm = hot_loops.record(key, clk.now(), t.writes, t.noop_writes, t.what)) {
+            report_hot_loop(ctx, *alarm);
+        }
+        t = write_tally{};  // the slot's serial moves on: late hooks count nowhere
+        free_tallies.push_back(slot);
     }
 
     queue.apply(d, key);

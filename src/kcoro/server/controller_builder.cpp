@@ -121,18 +121,21 @@ runtime::controller& controller_builder::complete(runtime::reconcile_context_fun
     cache.keep_managed_fields_of(opts.field_manager);
 
     // Cached reads: the primary for the HotLoop Event, owned objects for apply_owned.
-    auto* primary_inf = &cache.get_or_create(primary->key);
-    opts.read_primary = [primary_inf](const object_key& key) { return primary_inf->cache().get(key); };
-    // Shared: every reconcile's context copies the reader.
     auto owned = std::make_shared<std::vector<std::pair<group_version_resource, runtime::informer*>>>();
     for (auto& s : sources_) {
         if (s.kind == source::role::owned) {
             owned->emplace_back(s.key.gvr, &cache.get_or_create(s.key));
         }
     }
-    opts.read_owned = [owned](const group_version_resource& gvr,
-                              const object_key& key) -> std::optional<object_ptr> {
-        for (const auto& [g, inf] : *owned) {
+    // read_primary keeps the list alive for as long as the controller's
+    // options live; read_owned, which every reconcile's context copies,
+    // holds a plain pointer to it (small and trivially copyable: a copy of
+    // the std::function allocates nothing).
+    auto* primary_inf = &cache.get_or_create(primary->key);
+    opts.read_primary = [primary_inf, owned](const object_key& key) { return primary_inf->cache().get(key); };
+    opts.read_owned = [list = owned.get()](const group_version_resource& gvr,
+                                           const object_key& key) -> std::optional<object_ptr> {
+        for (const auto& [g, inf] : *list) {
             if (g == gvr) return inf->cache().get(key);
         }
         return std::nullopt;
