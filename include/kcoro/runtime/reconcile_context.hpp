@@ -15,7 +15,9 @@
 // reconcile's awaitable has completed: a reconciler may take it by const
 // reference and keep that reference (and references into it, such as
 // ctx.key) for the whole reconcile. It may also copy it; the hooks stay
-// valid as long as the controller lives.
+// callable as long as the controller lives (a write reported after its
+// reconcile ended counts in the no-op metric only, not for the hot-loop
+// alarm).
 // Thread safety: a value; the hooks run on the controller's thread.
 #pragma once
 
