@@ -2,7 +2,6 @@
 
 #include <kcoro/core/object.hpp>
 #include <kcoro/core/resource.hpp>
-#include <kcoro/runtime/builder.hpp>
 #include <kcoro/runtime/event_recorder.hpp>
 #include <kcoro/server/manager.hpp>
 
@@ -30,13 +29,22 @@ std::vector<kcoro::object_key> registration_to_instances(runtime::informer_facto
     return keys;
 }
 
+void register_resources(kcoro::resource_table& table) {
+    kcoro::resource_info gi;
+    gi.gvr = gateway_instances();
+    gi.kind = std::string(kind);
+    gi.namespaced = true;
+    gi.has_status = true;
+    table.add(std::move(gi));
+}
+
 operator_handle setup(kcoro::server::manager& mgr, reconciler_options opts) {
     operator_handle h;
-    const std::string name(controller_name);
-    h.rec = std::make_shared<reconciler>(mgr.client(), mgr.clock(), std::move(opts),
-                                         mgr.log().with_name(name));
+    h.rec = std::make_shared<reconciler>(mgr.client(), mgr.clock(), std::move(opts));
+    register_resources(mgr.resources());
 
-    // Reconciler events -> Kubernetes Events on the instance.
+    // Reconciler events -> Kubernetes Events on the instance, through the
+    // recorder the controller gets (reporting controller "gateway-operator").
     auto& recorder = mgr.events(event_source);
     h.rec->on_event([&recorder](const json::object& instance, const gateway_event& e) {
         const auto type = e.type == "Warning" ? runtime::event_type::warning : runtime::event_type::normal;
@@ -55,25 +63,16 @@ operator_handle setup(kcoro::server::manager& mgr, reconciler_options opts) {
     registrations.namespace_ = h.rec->options().registry_namespace;
     registrations.label_selector = std::string(uid_label);
 
-    runtime::controller_options copts;
-    copts.max_concurrent_reconciles = static_cast<std::size_t>(mgr.options().max_concurrent_reconciles);
-    copts.metrics = mgr.metrics().make_controller_metrics(name);
-    copts.queue_metrics = mgr.metrics().make_workqueue_metrics(name, name);
-    copts.log = mgr.log().with_name(name);
-
     auto rec = h.rec;
-    runtime::reconcile_func fn = [rec](const kcoro::object_key& key) { return rec->reconcile(key); };
-    auto ctl = runtime::builder(cache, mgr.clock(), mgr.executor())
-                   .named(name)
-                   .for_(primary, runtime::group_kind{std::string(group), std::string(kind)})
-                   .owns(kcoro::resources::deployments())
-                   .owns(kcoro::resources::services())
-                   .watches(registrations,
-                            [&cache](const json::object& cm) { return registration_to_instances(cache, cm); })
-                   .with_options(std::move(copts))
-                   .complete(std::move(fn));
-    h.ctl = ctl.get();
-    mgr.add(std::move(ctl));
+    h.ctl = &mgr.controller(std::string(controller_name))
+                 .for_(primary)
+                 .owns(kcoro::resources::deployments())
+                 .owns(kcoro::resources::services())
+                 .watches(registrations,
+                          [&cache](const json::object& cm) { return registration_to_instances(cache, cm); })
+                 .event_source(std::string(event_source))
+                 .field_manager(h.rec->options().field_manager)
+                 .complete([rec](const runtime::reconcile_context& ctx) { return rec->reconcile(ctx); });
     return h;
 }
 

@@ -24,6 +24,7 @@
 
 #include "reconciler.hpp"
 
+#include <kcoro/core/resource_table.hpp>
 #include <kcoro/runtime/controller.hpp>
 #include <kcoro/runtime/event_sources.hpp>
 #include <kcoro/runtime/informer_factory.hpp>
@@ -60,7 +61,13 @@ struct operator_handle {
     kcoro::runtime::controller* ctl = nullptr;
 };
 
-/// Builds the reconciler and its controller on `mgr` (before mgr.run()).
+/// Adds GatewayInstance (gateway.kcoro.dev/v1alpha1, kind GatewayInstance)
+/// to a resource table, for `controller(...).for_(gateway_instances())`.
+void register_resources(kcoro::resource_table& table);
+
+/// Builds the reconciler and its controller on `mgr` (before mgr.run()), the
+/// short way: mgr.controller(...) wires metrics, logs, flags, events and the
+/// field manager.
 operator_handle setup(kcoro::server::manager& mgr, reconciler_options opts);
 
 } // namespace gateway

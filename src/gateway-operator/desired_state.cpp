@@ -41,49 +41,6 @@ json::array env_json(const gateway_spec& spec) {
     return env;
 }
 
-const json::object* find_container(const json::object& deployment) {
-    const auto* cs = kcoro::find_path(deployment, {"spec", "template", "spec", "containers"});
-    if (!cs || !cs->is_array()) {
-        return nullptr;
-    }
-    for (const auto& c : cs->get_array()) {
-        if (const auto* co = c.if_object()) {
-            if (const auto* n = co->if_contains("name"); n && n->is_string() && n->get_string() == container_name) {
-                return co;
-            }
-        }
-    }
-    return nullptr;
-}
-
-const json::value& field_or_null(const json::object* o, std::string_view key) {
-    static const json::value null_value;
-    if (!o) {
-        return null_value;
-    }
-    const auto* v = o->if_contains(key);
-    return v ? *v : null_value;
-}
-
-// A list field that the API server omits when empty compares equal to [].
-bool same_list(const json::value& current, const json::value& desired) {
-    bool cur_empty = current.is_null() || (current.is_array() && current.get_array().empty());
-    bool des_empty = desired.is_null() || (desired.is_array() && desired.get_array().empty());
-    if (cur_empty || des_empty) {
-        return cur_empty && des_empty;
-    }
-    return current == desired;
-}
-
-bool same_object(const json::value& current, const json::value& desired) {
-    bool cur_empty = current.is_null() || (current.is_object() && current.get_object().empty());
-    bool des_empty = desired.is_null() || (desired.is_object() && desired.get_object().empty());
-    if (cur_empty || des_empty) {
-        return cur_empty && des_empty;
-    }
-    return current == desired;
-}
-
 // True when every key of `want` is in `have` with the same value.
 bool contains_labels(const json::value& have, const json::object& want) {
     const auto* h = have.if_object();
@@ -97,15 +54,6 @@ bool contains_labels(const json::value& have, const json::object& want) {
         }
     }
     return true;
-}
-
-// The list directive of strategic merge patch: replace the whole list.
-json::array replace_list(const json::array& items) {
-    json::array out{json::object{{"$patch", "replace"}}};
-    for (const auto& i : items) {
-        out.push_back(i);
-    }
-    return out;
 }
 
 } // namespace
@@ -180,93 +128,6 @@ json::object desired_registration(const json::object& instance, const gateway_sp
              {"endpoint", endpoint_of(kcoro::name_of(instance), kcoro::namespace_of(instance), spec.port)},
          }},
     };
-}
-
-ownership ownership_of(const json::object& child, std::string_view instance_uid) {
-    auto c = kcoro::controller_of(child);
-    if (!c) {
-        return ownership::unowned;
-    }
-    return c->uid == instance_uid ? ownership::ours : ownership::foreign;
-}
-
-std::optional<json::object> deployment_repair(const json::object& current, const json::object& desired) {
-    const auto* want_spec = kcoro::find_path(desired, {"spec"});
-    const auto& ws = want_spec->get_object();
-    const auto* want_container = find_container(desired);
-    const auto* have_container = find_container(current);
-    const auto* have_replicas = kcoro::find_path(current, {"spec", "replicas"});
-    const auto* have_tmpl_labels = kcoro::find_path(current, {"spec", "template", "metadata", "labels"});
-    const auto& want_tmpl_labels =
-        kcoro::find_path(desired, {"spec", "template", "metadata", "labels"})->get_object();
-
-    bool replicas_ok = have_replicas && *have_replicas == ws.at("replicas");
-    bool labels_ok = have_tmpl_labels && contains_labels(*have_tmpl_labels, want_tmpl_labels);
-    bool container_ok = have_container &&
-                        field_or_null(have_container, "image") == field_or_null(want_container, "image") &&
-                        same_list(field_or_null(have_container, "ports"), field_or_null(want_container, "ports")) &&
-                        same_list(field_or_null(have_container, "env"), field_or_null(want_container, "env")) &&
-                        same_object(field_or_null(have_container, "resources"),
-                                    field_or_null(want_container, "resources"));
-    if (replicas_ok && labels_ok && container_ok) {
-        return std::nullopt;
-    }
-
-    json::object patch_container{{"name", container_name}, {"image", want_container->at("image")}};
-    patch_container["ports"] = replace_list(want_container->at("ports").get_array());
-    const auto& env = field_or_null(want_container, "env");
-    patch_container["env"] = replace_list(env.is_array() ? env.get_array() : json::array{});
-    const auto& res = field_or_null(want_container, "resources");
-    // $patch: replace on a map replaces it whole (drops limits nobody asked for).
-    json::object res_patch = res.is_object() ? res.get_object() : json::object{};
-    res_patch["$patch"] = "replace";
-    patch_container["resources"] = std::move(res_patch);
-
-    return json::object{
-        {"spec",
-         json::object{
-             {"replicas", ws.at("replicas")},
-             {"template", json::object{{"metadata", json::object{{"labels", want_tmpl_labels}}},
-                                       {"spec", json::object{{"containers", json::array{patch_container}}}}}},
-         }},
-    };
-}
-
-std::optional<json::object> service_repair(const json::object& current, const json::object& desired) {
-    const auto& ws = desired.at("spec").get_object();
-    const auto* hs_v = current.if_contains("spec");
-    const auto* hs = hs_v ? hs_v->if_object() : nullptr;
-    bool type_ok = hs && field_or_null(hs, "type") == ws.at("type");
-    bool selector_ok = hs && field_or_null(hs, "selector") == ws.at("selector");
-    bool ports_ok = false;
-    if (hs) {
-        const auto& have_ports = field_or_null(hs, "ports");
-        const auto& want_ports = ws.at("ports").get_array();
-        if (have_ports.is_array() && have_ports.get_array().size() == want_ports.size()) {
-            ports_ok = true;
-            for (std::size_t i = 0; i < want_ports.size() && ports_ok; ++i) {
-                const auto* hp = have_ports.get_array()[i].if_object();
-                const auto& wp = want_ports[i].get_object();
-                // Compare only the fields we set: the server adds nodePort etc.
-                for (const auto& [k, v] : wp) {
-                    if (!hp || field_or_null(hp, k) != v) {
-                        ports_ok = false;
-                        break;
-                    }
-                }
-            }
-        }
-    }
-    if (type_ok && selector_ok && ports_ok) {
-        return std::nullopt;
-    }
-    json::object selector_patch = ws.at("selector").get_object();
-    selector_patch["$patch"] = "replace";
-    return json::object{{"spec", json::object{
-                                     {"type", ws.at("type")},
-                                     {"selector", std::move(selector_patch)},
-                                     {"ports", replace_list(ws.at("ports").get_array())},
-                                 }}};
 }
 
 std::optional<json::object> registration_repair(const json::object& current, const json::object& desired) {

@@ -1,5 +1,6 @@
-// What a GatewayInstance's children should look like, and the patch that
-// repairs a child that drifted. Pure: the reconciler fetches, this decides.
+// What a GatewayInstance's children should look like (the Deployment's and
+// the Service's applied configurations: runtime::apply_owned compares and
+// repairs them), and the patch that repairs a drifted registration. Pure.
 //
 // Every child is recognisable on the next pass from current facts alone:
 // the Deployment and the Service by name + controller owner uid, the
@@ -26,19 +27,6 @@ boost::json::object desired_service(const boost::json::object& instance, const g
 boost::json::object desired_registration(const boost::json::object& instance, const gateway_spec& spec,
                                          std::string_view registry_namespace);
 
-enum class ownership {
-    ours,     // controller owner reference to this instance's uid
-    foreign,  // controlled by something else
-    unowned,  // no controller owner reference
-};
-ownership ownership_of(const boost::json::object& child, std::string_view instance_uid);
-
-/// A strategic merge patch that brings `current` back to `desired` on the
-/// fields the operator owns, or nullopt when nothing drifted (no write).
-std::optional<boost::json::object> deployment_repair(const boost::json::object& current,
-                                                     const boost::json::object& desired);
-std::optional<boost::json::object> service_repair(const boost::json::object& current,
-                                                  const boost::json::object& desired);
 /// A JSON merge patch for the registration ConfigMap, or nullopt.
 std::optional<boost::json::object> registration_repair(const boost::json::object& current,
                                                        const boost::json::object& desired);

@@ -2,14 +2,17 @@
 
 #include "desired_state.hpp"
 
-#include <kcoro/core/json_patch.hpp>
 #include <kcoro/core/object.hpp>
+#include <kcoro/runtime/apply_owned.hpp>
+#include <kcoro/runtime/controller_helpers.hpp>
+#include <kcoro/runtime/finalizer.hpp>
 
 #include <boost/json/serialize.hpp>
 
 namespace gateway {
 namespace json = boost::json;
 namespace asio = boost::asio;
+namespace runtime = kcoro::runtime;
 using kcoro::error;
 using kcoro::object_key;
 using kcoro::object_ptr;
@@ -17,10 +20,6 @@ using kcoro::result;
 using kcoro::runtime::reconcile_result;
 
 namespace {
-
-// g++ 12 destroys a defaulted argument's temporary twice when the call is a
-// co_await operand (a double free): every client call below names its options.
-const kcoro::get_options plain_get{};
 
 // How a step ended.
 enum class step { ok, stop };  // stop: a problem is recorded; write status, then end the pass
@@ -32,6 +31,7 @@ std::string describe_object(std::string_view kind, std::string_view ns, std::str
 } // namespace
 
 struct reconciler::pass {
+    runtime::reconcile_context ctx;
     object_key key;
     object_ptr instance;
     std::string uid;
@@ -41,11 +41,15 @@ struct reconciler::pass {
     std::optional<error> failure; // a retryable error to return once the status is written
     kcoro::logger log;
     step outcome = step::ok;
+
+    void wrote(const kcoro::group_version_resource& gvr, const object_key& k, runtime::write_op op,
+               std::string subresource, const json::object& before, const json::object& after) const {
+        ctx.note_write({gvr, k, op, std::move(subresource), runtime::is_noop_write(before, after)});
+    }
 };
 
-reconciler::reconciler(kcoro::client::client& client, kcoro::io::clock& clock, reconciler_options opts,
-                       kcoro::logger log)
-    : client_(client), clock_(clock), opts_(std::move(opts)), log_(std::move(log)) {}
+reconciler::reconciler(kcoro::client::client& client, kcoro::io::clock& clock, reconciler_options opts)
+    : client_(client), clock_(clock), opts_(std::move(opts)) {}
 
 void reconciler::event(const pass& p, std::string_view type, std::string_view reason, std::string_view action,
                        std::string note) const {
@@ -66,25 +70,37 @@ static step record_failure(auto& p, const error& err, std::string_view what) {
     return step::stop;
 }
 
-asio::awaitable<result<reconcile_result>> reconciler::reconcile(const object_key& key) {
-    auto got = co_await client_.get(gateway_instances(), key, plain_get);
+asio::awaitable<result<reconcile_result>> reconciler::reconcile(runtime::reconcile_context ctx) {
+    auto got = co_await client_.get(gateway_instances(), ctx.key);
     if (!got) {
         if (kcoro::is_not_found(got.error())) {
-            co_return kcoro::runtime::success();  // gone: nothing to converge
+            co_return runtime::success();  // gone: nothing to converge
         }
-        co_return got.error().with_context("get GatewayInstance " + key.str());
+        co_return got.error().with_context("get GatewayInstance " + ctx.key.str());
     }
     pass p;
-    p.key = key;
+    p.key = ctx.key;
     p.instance = *got;
     p.uid = std::string(kcoro::uid_of(*p.instance));
-    p.log = log_.with_values({{"uid", p.uid}});
+    p.log = ctx.log.with_values({{"uid", p.uid}});
+    p.ctx = std::move(ctx);
+
+    // The finalizer is persisted before the apply step creates anything
+    // external, so a deletion can never skip the cleanup of what follows.
+    runtime::finalizer_reconcile work = [this, &p](runtime::finalizer_event ev,
+                                                   object_ptr obj) -> asio::awaitable<result<reconcile_result>> {
+        p.instance = std::move(obj);
+        if (ev == runtime::finalizer_event::cleanup) {
+            co_return co_await cleanup(p);
+        }
+        co_return co_await converge(p);
+    };
+    co_return co_await runtime::finalizer(client_, gateway_instances(), p.instance, std::string(finalizer),
+                                          std::move(work), p.ctx.helpers);
+}
+
+asio::awaitable<result<reconcile_result>> reconciler::converge(pass& p) {
     p.facts.generation = kcoro::generation_of(*p.instance);
-
-    if (kcoro::is_being_deleted(*p.instance)) {
-        co_return co_await finalize(p);
-    }
-
     auto parsed = parse_spec(*p.instance);
     if (auto* errs = std::get_if<std::vector<field_error>>(&parsed)) {
         // Terminal until the spec changes: no retry storm, the status says why.
@@ -95,22 +111,15 @@ asio::awaitable<result<reconcile_result>> reconciler::reconcile(const object_key
         if (!written) {
             co_return written.error();
         }
-        co_return kcoro::runtime::terminal_error("invalid spec: " + msg);
+        co_return runtime::terminal_error("invalid spec: " + msg);
     }
     p.spec = std::get<gateway_spec>(std::move(parsed));
     p.facts.spec = p.spec;
-    p.facts.endpoint = endpoint_of(key.name, key.ns, p.spec->port);
+    p.facts.endpoint = endpoint_of(p.key.name, p.key.ns, p.spec->port);
     p.facts.registration_name = registration_name(p.uid);
 
-    // The finalizer is persisted before anything external exists, so a
-    // deletion can never skip the cleanup of what follows.
-    if (auto r = co_await ensure_finalizer(p); !r) {
+    if (auto r = co_await ensure_registration(p); !r) {
         co_return r.error();
-    }
-    if (p.outcome == step::ok) {
-        if (auto r = co_await ensure_registration(p); !r) {
-            co_return r.error();
-        }
     }
     if (p.outcome == step::ok) {
         if (auto r = co_await ensure_child(p, true); !r) {
@@ -125,27 +134,6 @@ asio::awaitable<result<reconcile_result>> reconciler::reconcile(const object_key
     co_return co_await write_status(p);
 }
 
-asio::awaitable<result<void>> reconciler::ensure_finalizer(pass& p) {
-    if (kcoro::has_finalizer(*p.instance, finalizer)) {
-        co_return result<void>{};
-    }
-    auto patch = kcoro::make_add_finalizer_patch(*p.instance, finalizer);
-    if (!patch) {
-        co_return result<void>{};
-    }
-    kcoro::patch_options opts;
-    opts.type = kcoro::patch_type::json;
-    opts.field_manager = opts_.field_manager;
-    auto r = co_await client_.patch(gateway_instances(), p.key, json::serialize(*patch), opts);
-    if (!r) {
-        // A failed `test` (someone changed the finalizers meanwhile) or a
-        // conflict: re-read and recompute on the next pass.
-        co_return r.error().with_context("add finalizer to GatewayInstance " + p.key.str());
-    }
-    p.instance = *r;
-    co_return result<void>{};
-}
-
 asio::awaitable<result<void>> reconciler::ensure_registration(pass& p) {
     const auto cms = kcoro::resources::configmaps();
     const object_key rkey{opts_.registry_namespace, registration_name(p.uid)};
@@ -153,7 +141,7 @@ asio::awaitable<result<void>> reconciler::ensure_registration(pass& p) {
     const auto what = describe_object("ConfigMap", rkey.ns, rkey.name);
 
     for (int attempt = 0; attempt < 2; ++attempt) {
-        auto got = co_await client_.get(cms, rkey, plain_get);
+        auto got = co_await client_.get(cms, rkey);
         if (got) {
             if (!registration_belongs_to(**got, p.uid)) {
                 auto msg = what + " exists and is not the registration of this instance";
@@ -173,6 +161,7 @@ asio::awaitable<result<void>> reconciler::ensure_registration(pass& p) {
                     p.facts.registration_problem = p.facts.degraded;
                     co_return result<void>{};
                 }
+                p.wrote(cms, rkey, runtime::write_op::patched, "", **got, **r);
                 event(p, "Normal", "RepairedRegistration", "Patch", "repaired " + what);
             }
             p.facts.registered = true;
@@ -187,6 +176,7 @@ asio::awaitable<result<void>> reconciler::ensure_registration(pass& p) {
         copts.field_manager = opts_.field_manager;
         auto created = co_await client_.create(cms, rkey.ns, desired, copts);
         if (created) {
+            p.ctx.note_write({cms, rkey, runtime::write_op::created, "", false});
             p.facts.registered = true;
             event(p, "Normal", "Registered", "Create", "created " + what);
             co_return result<void>{};
@@ -204,68 +194,40 @@ asio::awaitable<result<void>> reconciler::ensure_registration(pass& p) {
 
 asio::awaitable<result<void>> reconciler::ensure_child(pass& p, bool is_deployment) {
     const auto gvr = is_deployment ? kcoro::resources::deployments() : kcoro::resources::services();
-    const std::string_view kind_name = is_deployment ? "Deployment" : "Service";
-    const auto desired =
-        is_deployment ? desired_deployment(*p.instance, *p.spec) : desired_service(*p.instance, *p.spec);
+    const std::string kind_name = is_deployment ? "Deployment" : "Service";
+    auto desired = is_deployment ? desired_deployment(*p.instance, *p.spec) : desired_service(*p.instance, *p.spec);
     const auto what = describe_object(kind_name, p.key.ns, p.key.name);
 
-    for (int attempt = 0; attempt < 2; ++attempt) {
-        auto got = co_await client_.get(gvr, p.key, plain_get);
-        if (got) {
-            if (ownership_of(**got, p.uid) != ownership::ours) {
-                // Never adopt or overwrite someone else's object.
-                auto msg = what + " exists and is not controlled by this GatewayInstance";
-                p.facts.degraded = problem{std::string(reason::name_conflict), msg};
-                event(p, "Warning", reason::name_conflict, "Reconcile", msg);
-                p.outcome = step::stop;
-                co_return result<void>{};
-            }
-            object_ptr current = *got;
-            auto repair = is_deployment ? deployment_repair(*current, desired) : service_repair(*current, desired);
-            if (repair) {
-                kcoro::patch_options opts;
-                opts.type = kcoro::patch_type::strategic_merge;
-                opts.field_manager = opts_.field_manager;
-                auto r = co_await client_.patch(gvr, p.key, json::serialize(*repair), opts);
-                if (!r) {
-                    p.outcome = record_failure(p, r.error(), "repair " + what);
-                    co_return result<void>{};
-                }
-                current = *r;
-                event(p, "Normal", "Repaired" + std::string(kind_name), "Patch", "repaired drift of " + what);
-            }
-            if (is_deployment) {
-                p.deployment = current;
-                p.facts.deployment = p.deployment.get();
-            } else {
-                p.facts.service_ready = true;
-            }
+    auto written = co_await runtime::apply_owned(client_, p.ctx, gvr, std::move(desired), p.instance);
+    if (!written) {
+        if (runtime::is_name_conflict(written.error())) {
+            // Never adopt or overwrite someone else's object.
+            auto msg = what + " exists and is not controlled by this GatewayInstance";
+            p.facts.degraded = problem{std::string(reason::name_conflict), msg};
+            event(p, "Warning", reason::name_conflict, "Reconcile", msg);
+            p.outcome = step::stop;
             co_return result<void>{};
         }
-        if (!kcoro::is_not_found(got.error())) {
-            p.outcome = record_failure(p, got.error(), "get " + what);
-            co_return result<void>{};
-        }
-        kcoro::create_options copts;
-        copts.field_manager = opts_.field_manager;
-        auto created = co_await client_.create(gvr, p.key.ns, desired, copts);
-        if (created) {
-            event(p, "Normal", "Created" + std::string(kind_name), "Create", "created " + what);
-            if (is_deployment) {
-                p.deployment = *created;
-                p.facts.deployment = p.deployment.get();
-            } else {
-                p.facts.service_ready = true;
-            }
-            co_return result<void>{};
-        }
-        if (!kcoro::is_already_exists(created.error())) {
-            p.outcome = record_failure(p, created.error(), "create " + what);
-            co_return result<void>{};
-        }
-        // AlreadyExists: read it and check whose it is.
+        p.outcome = record_failure(p, written.error(), "apply " + what);
+        co_return result<void>{};
     }
-    p.outcome = record_failure(p, error(kcoro::api_errc::conflict, what + " keeps changing"), "ensure");
+    switch (written->op) {
+    case runtime::write_op::created:
+        event(p, "Normal", "Created" + kind_name, "Create", "created " + what);
+        break;
+    case runtime::write_op::applied:
+    case runtime::write_op::patched:  // a replaced item put back (apply_owned.hpp)
+        event(p, "Normal", "Repaired" + kind_name, "Apply", "repaired drift of " + what + ": " + written->drift);
+        break;
+    default:
+        break;
+    }
+    if (is_deployment) {
+        p.deployment = written->object;
+        p.facts.deployment = p.deployment.get();
+    } else {
+        p.facts.service_ready = true;
+    }
     co_return result<void>{};
 }
 
@@ -280,11 +242,12 @@ asio::awaitable<result<reconcile_result>> reconciler::write_status(pass& p) {
         updated["status"] = decision.status;
         kcoro::update_options opts;
         opts.field_manager = opts_.field_manager;
-        auto r = co_await client_.update_status(gateway_instances(), updated, opts);
+        auto r = co_await client_.update_status(gateway_instances(), std::move(updated), opts);
         if (!r) {
             // Conflict: the instance changed since we read it; the next pass recomputes.
             co_return r.error().with_context("update status of GatewayInstance " + p.key.str());
         }
+        p.wrote(gateway_instances(), p.key, runtime::write_op::updated, "status", *p.instance, **r);
         p.instance = *r;
     }
     if (p.failure) {
@@ -294,45 +257,32 @@ asio::awaitable<result<reconcile_result>> reconciler::write_status(pass& p) {
     }
     if (p.facts.degraded) {
         // A NameConflict needs a human; look again later, without a retry storm.
-        co_return kcoro::runtime::requeue_after(opts_.recheck / 10);
+        co_return runtime::requeue_after(opts_.recheck / 10);
     }
     if (!decision.ready) {
-        co_return kcoro::runtime::requeue_after(opts_.rollout_poll);
+        co_return runtime::requeue_after(opts_.rollout_poll);
     }
-    co_return kcoro::runtime::requeue_after(opts_.recheck);
+    co_return runtime::requeue_after(opts_.recheck);
 }
 
-asio::awaitable<result<reconcile_result>> reconciler::finalize(pass& p) {
-    if (!kcoro::has_finalizer(*p.instance, finalizer)) {
-        co_return kcoro::runtime::success();  // nothing of ours left to clean
-    }
+asio::awaitable<result<reconcile_result>> reconciler::cleanup(pass& p) {
     const auto cms = kcoro::resources::configmaps();
     const object_key rkey{opts_.registry_namespace, registration_name(p.uid)};
-    auto got = co_await client_.get(cms, rkey, plain_get);
+    auto got = co_await client_.get(cms, rkey);
     if (got) {
         if (registration_belongs_to(**got, p.uid)) {
-            kcoro::delete_options dopts;
-            dopts.preconditions = kcoro::delete_preconditions{std::string(kcoro::uid_of(**got)), ""};
+            const kcoro::delete_options dopts{kcoro::delete_preconditions{std::string(kcoro::uid_of(**got)), ""}};
             auto r = co_await client_.remove(cms, rkey, dopts);
             if (!r && !kcoro::is_not_found(r.error())) {
                 co_return r.error().with_context("delete registration " + rkey.str());
             }
+            p.ctx.note_write({cms, rkey, runtime::write_op::deleted, "", false});
             event(p, "Normal", "Deregistered", "Delete", "deleted registration " + rkey.str());
         }
     } else if (!kcoro::is_not_found(got.error())) {
         co_return got.error().with_context("get registration " + rkey.str());
     }
-    auto patch = kcoro::make_remove_finalizer_patch(*p.instance, finalizer);
-    if (patch) {
-        kcoro::patch_options opts;
-        opts.type = kcoro::patch_type::json;
-        opts.field_manager = opts_.field_manager;
-        auto r = co_await client_.patch(gateway_instances(), p.key, json::serialize(*patch), opts);
-        if (!r && !kcoro::is_not_found(r.error())) {
-            co_return r.error().with_context("remove finalizer from GatewayInstance " + p.key.str());
-        }
-    }
-    co_return kcoro::runtime::success();
+    co_return runtime::success();  // finalizer() removes our finalizer next
 }
 
 } // namespace gateway

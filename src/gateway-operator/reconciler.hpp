@@ -1,20 +1,25 @@
 // The GatewayInstance reconciler: one pass from current facts (docs/operator.md).
 //
 //   1. read the instance; NotFound ends the pass successfully
-//   2. deleting: delete the registration if it carries this uid, remove only
-//      our finalizer, never create or repair children (the garbage collector
-//      removes the Deployment and the Service)
-//   3. not deleting: persist the finalizer before anything external exists
-//   4. ensure the registration ConfigMap (by uid-derived name + uid label)
-//   5. ensure the Deployment and the Service (by name + controller owner uid);
-//      someone else's object is never adopted or overwritten: NameConflict
-//   6. write the status only when it differs; requeue while the Deployment
+//   2. the rest runs inside runtime::finalizer (kube-rs's finalizer()):
+//      not deleting: the finalizer is persisted first, then the apply step;
+//      deleting: the cleanup step (delete the registration if it carries this
+//      uid), then only our finalizer is removed; never re-added while
+//      deleting, and children are never created or repaired then (the
+//      garbage collector removes the Deployment and the Service)
+//   3. apply step: ensure the registration ConfigMap (by uid-derived name +
+//      uid label); the Deployment and the Service by server-side apply
+//      (runtime::apply_owned: no write when our fields hold our values, one
+//      forced apply on drift); someone else's object is never adopted or
+//      overwritten: NameConflict
+//   4. write the status only when it differs; requeue while the Deployment
 //      rolls out, recheck periodically once converged
 //
 // Every write is recognisable on the next pass, so a pass cut short at any
-// point (crash, lost response, Forbidden) resumes without rollback.
+// point (crash, lost response, Forbidden) resumes without rollback. Every
+// write is reported through the context's hooks (the hot-loop alarm).
 //
-// Lifetime: borrows the client, clock and logger, which must outlive it.
+// Lifetime: borrows the client and clock, which must outlive it.
 // Thread safety: one io_context; concurrent passes for different keys are fine.
 #pragma once
 
@@ -24,6 +29,7 @@
 #include <kcoro/client/client.hpp>
 #include <kcoro/core/log.hpp>
 #include <kcoro/io/clock.hpp>
+#include <kcoro/runtime/reconcile_context.hpp>
 #include <kcoro/runtime/reconcile_result.hpp>
 
 #include <boost/asio/awaitable.hpp>
@@ -40,6 +46,8 @@ struct reconciler_options {
     std::chrono::nanoseconds rollout_poll = std::chrono::seconds(5);
     /// Periodic recheck once converged (children are also watched).
     std::chrono::nanoseconds recheck = std::chrono::minutes(10);
+    /// Field manager of the registration and status writes (the children's
+    /// server-side applies use the reconcile context's).
     std::string field_manager = "gateway-operator";
 };
 
@@ -53,24 +61,26 @@ struct gateway_event {
 
 class reconciler {
 public:
-    reconciler(kcoro::client::client& client, kcoro::io::clock& clock, reconciler_options opts,
-               kcoro::logger log = {});
+    reconciler(kcoro::client::client& client, kcoro::io::clock& clock, reconciler_options opts);
 
     /// Called for every event-worthy step; optional (the manager wires the recorder).
     void on_event(std::function<void(const boost::json::object& instance, const gateway_event&)> f) {
         on_event_ = std::move(f);
     }
 
-    /// One pass. Errors: retryable ones are returned as errors (rate-limited
-    /// requeue); an invalid spec is a terminal error (kcoro_errc::terminal).
-    boost::asio::awaitable<kcoro::result<kcoro::runtime::reconcile_result>> reconcile(const kcoro::object_key& key);
+    /// One pass for `ctx.key`. Errors: retryable ones are returned as errors
+    /// (rate-limited requeue); an invalid spec is a terminal error
+    /// (kcoro_errc::terminal). The children are applied as
+    /// `ctx.field_manager`, read from `ctx.read_owned` when it has them.
+    boost::asio::awaitable<kcoro::result<kcoro::runtime::reconcile_result>> reconcile(
+        kcoro::runtime::reconcile_context ctx);
 
     const reconciler_options& options() const noexcept { return opts_; }
 
 private:
     struct pass;
-    boost::asio::awaitable<kcoro::result<kcoro::runtime::reconcile_result>> finalize(pass& p);
-    boost::asio::awaitable<kcoro::result<void>> ensure_finalizer(pass& p);
+    boost::asio::awaitable<kcoro::result<kcoro::runtime::reconcile_result>> converge(pass& p);
+    boost::asio::awaitable<kcoro::result<kcoro::runtime::reconcile_result>> cleanup(pass& p);
     boost::asio::awaitable<kcoro::result<void>> ensure_registration(pass& p);
     boost::asio::awaitable<kcoro::result<void>> ensure_child(pass& p, bool deployment);
     boost::asio::awaitable<kcoro::result<kcoro::runtime::reconcile_result>> write_status(pass& p);
@@ -80,7 +90,6 @@ private:
     kcoro::client::client& client_;
     kcoro::io::clock& clock_;
     reconciler_options opts_;
-    kcoro::logger log_;
     std::function<void(const boost::json::object&, const gateway_event&)> on_event_;
 };
 

@@ -14,9 +14,6 @@ namespace kcoro::ctl {
 namespace asio = boost::asio;
 namespace json = boost::json;
 
-// Every co_await below passes named arguments: g++ 12 destroys default-argument
-// and braced temporaries of a co_await operand twice (TOOLCHAIN.md pitfall 1).
-
 namespace {
 
 std::string lower(std::string_view s) {

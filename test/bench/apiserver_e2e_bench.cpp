@@ -122,8 +122,11 @@ asio::awaitable<void> update_worker(kcoro::client::client& c, state& st) {
 }
 
 asio::awaitable<void> watcher(kcoro::client::client& c, state& st, std::string rv) {
-    kcoro::watch_options wo{.label_selector = "app=bench", .resource_version = rv, .allow_watch_bookmarks = false,
-                            .timeout_seconds = 3600};
+    kcoro::watch_options wo;
+    wo.label_selector = "app=bench";
+    wo.resource_version = rv;
+    wo.allow_watch_bookmarks = false;
+    wo.timeout_seconds = 3600;
     auto w = co_await c.watch(st.cms, "default", wo);
     if (!w) {
         fail("watch", w.error());

@@ -366,7 +366,7 @@ struct bench {
         c = std::move(*made);
         json::object ns{{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", json::object{{"name", ns_name}}}};
         const kcoro::create_options copts{};
-        const std::string_view cluster_scope;
+        const std::string cluster_scope;
         for (int i = 0; i < 100; ++i) {
             auto r = run(c->create(kcoro::resources::namespaces(), cluster_scope, ns, copts));
             if (r) break;
@@ -413,7 +413,7 @@ struct bench {
             o.label_selector = "app.example.io/child=true";
             o.resource_version = rv;
             o.allow_watch_bookmarks = true;
-            const std::string_view ns = ns_name;
+            const std::string ns{ns_name};
             auto stream = co_await c->watch(gvr, ns, o);
             if (!stream) die("watch children: " + stream.error().message());
             live_stream = &*stream;
@@ -448,7 +448,7 @@ struct bench {
         kcoro::list_options o;
         o.label_selector = selector;
         o.limit = 1;
-        const std::string_view ns = ns_name;
+        const std::string ns{ns_name};
         auto l = run(c->list(kcoro::resources::configmaps(), ns, o));
         if (!l) die("list: " + l.error().message());
         return l->resource_version;
@@ -484,7 +484,7 @@ struct bench {
     asio::awaitable<int> create_range(int from, int to, int stride) {
         int failed = 0;
         const auto gvr = kcoro::resources::configmaps();
-        const std::string_view ns = ns_name;
+        const std::string ns{ns_name};
         for (int i = from; i < to; i += stride) {
             const auto obj = parent(i);
             const kcoro::create_options opts{};

@@ -65,7 +65,7 @@ struct skipped : std::runtime_error {
     } while (0)
 
 // `what` is a string_view so that `must(co_await f(...), "what")` holds no
-// non-trivial temporary across the suspension (g++ 12, TOOLCHAIN.md).
+// non-trivial temporary across the suspension (g++ 12, docs/toolchain.md).
 template <class T>
 T must(kcoro::result<T> r, std::string_view what) {
     if (!r) {
@@ -310,7 +310,8 @@ asio::awaitable<void> generation(ctx& x) {
     EXPECT(kcoro::generation_of(*w) == 2, "a metadata-only change keeps generation");
     o = *w;
     o["status"] = json::object{{"ready", true}, {"observed", 2}};
-    const kcoro::update_options so{.subresource = "status"};
+    kcoro::update_options so;
+    so.subresource = "status";
     auto s = must(co_await x.c.update_status(widgets_gvr, o, so), "status update");
     EXPECT(kcoro::generation_of(*s) == 2, "a status change keeps generation");
     EXPECT(kcoro::find_path(*s, {"status", "ready"}) && kcoro::find_path(*s, {"status", "ready"})->as_bool(),
@@ -356,7 +357,7 @@ asio::awaitable<void> stale_write_conflict(ctx& x) {
     must_fail(rp, kcoro::api_errc::conflict, "the object has been modified", "stale patch");
     // Delete with a stale resourceVersion precondition.
     kcoro::delete_options dopt{};
-    dopt.preconditions = kcoro::delete_preconditions{.uid = "", .resource_version = std::string(kcoro::resource_version_of(*one))};
+    dopt.preconditions = kcoro::delete_preconditions{"", std::string(kcoro::resource_version_of(*one))};
     auto rd = co_await x.remove(x.cms, "desired", dopt);
     // rest.BeforeDelete's wording, the object named by Kind.
     auto latest = co_await x.must_get(x.cms, "desired");
@@ -367,7 +368,7 @@ asio::awaitable<void> stale_write_conflict(ctx& x) {
                   std::string(kcoro::resource_version_of(*latest)) + "). The object might have been modified",
               "delete with a stale precondition");
     kcoro::delete_options uopt{};
-    uopt.preconditions = kcoro::delete_preconditions{.uid = "00000000-0000-4000-8000-000000000000", .resource_version = ""};
+    uopt.preconditions = kcoro::delete_preconditions{"00000000-0000-4000-8000-000000000000", ""};
     auto ru = co_await x.remove(x.cms, "desired", uopt);
     must_fail(ru, kcoro::api_errc::conflict,
               "Operation cannot be fulfilled on ConfigMap \"desired\": the UID in the precondition "
@@ -485,7 +486,8 @@ asio::awaitable<object_ptr> owner_with_dependents(ctx& x, std::string_view owner
 
 asio::awaitable<void> propagation_background(ctx& x) {
     co_await owner_with_dependents(x, "bg", 2, false);
-    kcoro::delete_options d{.propagation_policy = kcoro::deletion_propagation::background};
+    kcoro::delete_options d;
+    d.propagation_policy = kcoro::deletion_propagation::background;
     must(co_await x.remove(x.cms, "bg", d), "delete (Background)");
     auto gone = co_await x.get(x.cms, "bg");
     EXPECT(!gone && kcoro::is_not_found(gone.error()), "the owner is gone at once");
@@ -495,7 +497,8 @@ asio::awaitable<void> propagation_background(ctx& x) {
 
 asio::awaitable<void> propagation_foreground(ctx& x) {
     co_await owner_with_dependents(x, "fg", 2, true);
-    kcoro::delete_options d{.propagation_policy = kcoro::deletion_propagation::foreground};
+    kcoro::delete_options d;
+    d.propagation_policy = kcoro::deletion_propagation::foreground;
     auto r = must(co_await x.remove(x.cms, "fg", d), "delete (Foreground)");
     // The owner waits with the foregroundDeletion finalizer (unless the GC
     // was already done: then it is gone).
@@ -512,7 +515,8 @@ asio::awaitable<void> propagation_foreground(ctx& x) {
 
 asio::awaitable<void> propagation_orphan(ctx& x) {
     co_await owner_with_dependents(x, "or", 2, false);
-    kcoro::delete_options d{.propagation_policy = kcoro::deletion_propagation::orphan};
+    kcoro::delete_options d;
+    d.propagation_policy = kcoro::deletion_propagation::orphan;
     must(co_await x.remove(x.cms, "or", d), "delete (Orphan)");
     EXPECT(co_await x.wait_gone(x.cms, "or"), "owner gone once orphaning is done");
     for (std::string dep : {"or-dep0", "or-dep1"}) {
@@ -545,7 +549,8 @@ asio::awaitable<void> status_subresource(ctx& x) {
     o["status"] = json::object{{"ready", true}};
     o["spec"].as_object()["size"] = 9;
     kcoro::set_label(o, "ignored", "yes");
-    const kcoro::update_options so{.subresource = "status"};
+    kcoro::update_options so;
+    so.subresource = "status";
     auto st = must(co_await x.c.update_status(widgets_gvr, o, so), "status update");
     EXPECT(kcoro::find_path(*st, {"status", "ready"}) && kcoro::find_path(*st, {"status", "ready"})->as_bool(),
            "/status changes status");
@@ -564,7 +569,8 @@ asio::awaitable<void> patches(ctx& x) {
     auto m = must(co_await x.patch(x.cms, "p", R"({"data":{"value":null,"other":"b"}})", merge), "merge patch");
     EXPECT(data_of(*m, "value").empty() && data_of(*m, "other") == "b", "merge patch: null removes, members merge");
 
-    kcoro::patch_options jp{.type = kcoro::patch_type::json};
+    kcoro::patch_options jp;
+    jp.type = kcoro::patch_type::json;
     auto j = must(co_await x.patch(x.cms, "p", R"([{"op":"test","path":"/data/other","value":"b"},{"op":"add","path":"/data/third","value":"c"}])", jp), "json patch");
     EXPECT(data_of(*j, "third") == "c", "json patch applied");
     auto jt = co_await x.patch(x.cms, "p", R"([{"op":"test","path":"/data/other","value":"zzz"},{"op":"add","path":"/data/fourth","value":"d"}])", jp);
@@ -578,7 +584,8 @@ asio::awaitable<void> patches(ctx& x) {
         "spec":{"selector":{"app":"x"},"ports":[{"name":"http","port":80},{"name":"https","port":443}]}})").as_object();
     kcoro::set_namespace(svc, x.ns);
     co_await x.create(x.svcs, svc);
-    kcoro::patch_options sp{.type = kcoro::patch_type::strategic_merge};
+    kcoro::patch_options sp;
+    sp.type = kcoro::patch_type::strategic_merge;
     auto s = must(co_await x.patch(x.svcs, "svc", R"({"spec":{"ports":[{"name":"http","port":80,"targetPort":8080}]}})", sp), "strategic patch");
     const auto* ports = kcoro::find_path(*s, {"spec", "ports"});
     EXPECT(ports && ports->as_array().size() == 2, "strategic merge kept the other port");
@@ -628,7 +635,9 @@ asio::awaitable<void> list_paging_selectors(ctx& x) {
         }
         co_await x.create(x.cms, o);
     }
-    kcoro::list_options lo{.label_selector = own, .limit = 2};
+    kcoro::list_options lo;
+    lo.label_selector = own;
+    lo.limit = 2;
     std::vector<std::string> names;
     std::string first_rv;
     int pages = 0;
@@ -655,23 +664,30 @@ asio::awaitable<void> list_paging_selectors(ctx& x) {
     }
     EXPECT(pages == 3, "5 items in pages of 2 are 3 pages, got " + std::to_string(pages));
     EXPECT(names.size() == 5, "all 5 items, once each (snapshot), got " + std::to_string(names.size()));
-    kcoro::list_options sel{.label_selector = "tier in (a),!special," + own};
+    kcoro::list_options sel;
+    sel.label_selector = "tier in (a),!special," + own;
     auto l = must(co_await x.c.list(x.cms, x.ns, sel), "label selector");
     EXPECT(l.items.size() == 2, "tier in (a),!special matches 2, got " + std::to_string(l.items.size()));
-    kcoro::list_options ne{.label_selector = "tier!=a," + own};
+    kcoro::list_options ne;
+    ne.label_selector = "tier!=a," + own;
     l = must(co_await x.c.list(x.cms, x.ns, ne), "label selector !=");
     EXPECT(l.items.size() == 3, "tier!=a matches 2 + the tierless item9, got " + std::to_string(l.items.size()));
-    kcoro::list_options fs{.field_selector = "metadata.name=item3"};
+    kcoro::list_options fs;
+    fs.field_selector = "metadata.name=item3";
     l = must(co_await x.c.list(x.cms, x.ns, fs), "field selector");
     EXPECT(l.items.size() == 1 && kcoro::name_of(*l.items[0]) == "item3", "metadata.name=item3");
-    kcoro::list_options fsn{.label_selector = own, .field_selector = "metadata.namespace=" + x.ns + ",metadata.name!=item3"};
+    kcoro::list_options fsn;
+    fsn.label_selector = own;
+    fsn.field_selector = "metadata.namespace=" + x.ns + ",metadata.name!=item3";
     l = must(co_await x.c.list(x.cms, "", fsn), "field selector across namespaces");
     EXPECT(l.items.size() == 5, "metadata.namespace=ns,metadata.name!=item3 matches 5, got " + std::to_string(l.items.size()));
-    kcoro::list_options bad{.field_selector = "spec.nothing=x"};
+    kcoro::list_options bad;
+    bad.field_selector = "spec.nothing=x";
     auto rb = co_await x.c.list(x.cms, x.ns, bad);
     must_fail(rb, kcoro::api_errc::bad_request, "field label not supported", "unsupported field selector");
     // An undecodable continue token: storage.DecodeContinue's message.
-    kcoro::list_options junk{.limit = 1};
+    kcoro::list_options junk;
+    junk.limit = 1;
     junk.continue_token = "!!!";
     auto rj = co_await x.c.list(x.cms, x.ns, junk);
     must_fail(rj, kcoro::api_errc::bad_request,
@@ -690,8 +706,11 @@ asio::awaitable<void> watch_from_rv(ctx& x) {
     co_await x.create_cm("other", "x");
     const kcoro::delete_options none{};
     must(co_await x.remove(x.cms, "w", none), "delete");
-    kcoro::watch_options wo{.field_selector = "metadata.name=w", .resource_version = from, .allow_watch_bookmarks = false,
-                            .timeout_seconds = 5};
+    kcoro::watch_options wo;
+    wo.field_selector = "metadata.name=w";
+    wo.resource_version = from;
+    wo.allow_watch_bookmarks = false;
+    wo.timeout_seconds = 5;
     auto ws = must(co_await x.c.watch(x.cms, x.ns, wo), "watch");
     std::vector<kcoro::watch_event> evs;
     while (evs.size() < 3) {
@@ -720,8 +739,10 @@ asio::awaitable<void> watch_initial_events(ctx& x) {
     }
     // resourceVersion "" without sendInitialEvents: the state first as ADDED
     // (selected by label: a real cluster adds kube-root-ca.crt).
-    kcoro::watch_options wo{.label_selector = "conformance.kcoro.dev/set=initial", .allow_watch_bookmarks = false,
-                            .timeout_seconds = 5};
+    kcoro::watch_options wo;
+    wo.label_selector = "conformance.kcoro.dev/set=initial";
+    wo.allow_watch_bookmarks = false;
+    wo.timeout_seconds = 5;
     auto ws = must(co_await x.c.watch(x.cms, x.ns, wo), "watch");
     std::vector<std::string> added;
     while (added.size() < 2) {
@@ -744,7 +765,8 @@ asio::awaitable<void> watch_too_old(ctx& x) {
     }
     auto a = co_await x.create_cm("old", "a");
     co_await x.create_cm("mid", "b");  // compaction at a later revision than the watch's
-    const kcoro::list_options first_page{.limit = 1};
+    kcoro::list_options first_page;
+    first_page.limit = 1;
     auto page = must(co_await x.c.list(x.cms, x.ns, first_page), "first page");
     EXPECT(!page.continue_token.empty(), "a continue token");
     co_await x.create_cm("after-page", "c");  // the page's snapshot is older than the compaction
@@ -756,8 +778,10 @@ asio::awaitable<void> watch_too_old(ctx& x) {
     req.verb = "POST";
     must(co_await x.c.send(req), "compact");
     co_await x.create_cm("new", "b");
-    kcoro::watch_options wo{.resource_version = std::string(kcoro::resource_version_of(*a)), .allow_watch_bookmarks = false,
-                            .timeout_seconds = 5};
+    kcoro::watch_options wo;
+    wo.resource_version = std::string(kcoro::resource_version_of(*a));
+    wo.allow_watch_bookmarks = false;
+    wo.timeout_seconds = 5;
     auto ws = co_await x.c.watch(x.cms, x.ns, wo);
     kcoro::error err;
     if (!ws) {
@@ -772,7 +796,8 @@ asio::awaitable<void> watch_too_old(ctx& x) {
     EXPECT(err.api_status() && err.api_status()->code == 410, "code 410");
     EXPECT(err.api_status()->message.find("too old resource version") != std::string::npos, "message: " + err.api_status()->message);
     // A continue token from before the compaction is expired too.
-    kcoro::list_options next_page{.limit = 1};
+    kcoro::list_options next_page;
+    next_page.limit = 1;
     next_page.continue_token = page.continue_token;
     auto rn = co_await x.c.list(x.cms, x.ns, next_page);
     must_fail(rn, kcoro::api_errc::expired, "The provided continue parameter is too old", "continue after compaction");
@@ -791,9 +816,11 @@ asio::awaitable<void> bookmarks(ctx& x) {
     kcoro::set_label(bo, "conformance.kcoro.dev/set", "bookmark");
     auto a = co_await x.create(x.cms, bo);
     const int wait = std::max(x.opt.bookmark_wait, 3);
-    kcoro::watch_options wo{.label_selector = "conformance.kcoro.dev/set=bookmark",
-                            .resource_version = std::string(kcoro::resource_version_of(*a)), .allow_watch_bookmarks = true,
-                            .timeout_seconds = wait};
+    kcoro::watch_options wo;
+    wo.label_selector = "conformance.kcoro.dev/set=bookmark";
+    wo.resource_version = std::string(kcoro::resource_version_of(*a));
+    wo.allow_watch_bookmarks = true;
+    wo.timeout_seconds = wait;
     auto ws = must(co_await x.c.watch(x.cms, x.ns, wo), "watch with bookmarks");
     auto other = co_await x.create_cm("unselected", "x");
     std::optional<kcoro::watch_event> bm;
@@ -822,9 +849,11 @@ asio::awaitable<void> bookmarks(ctx& x) {
     }
     EXPECT(kcoro::find_path(*bm->object, {"data"}) == nullptr, "no data");
     // Resume from the bookmark: the next change of b arrives.
-    kcoro::watch_options resume{.label_selector = "conformance.kcoro.dev/set=bookmark",
-                                .resource_version = bm->resource_version, .allow_watch_bookmarks = false,
-                                .timeout_seconds = 5};
+    kcoro::watch_options resume;
+    resume.label_selector = "conformance.kcoro.dev/set=bookmark";
+    resume.resource_version = bm->resource_version;
+    resume.allow_watch_bookmarks = false;
+    resume.timeout_seconds = 5;
     auto rs = must(co_await x.c.watch(x.cms, x.ns, resume), "watch from the bookmark");
     kcoro::patch_options po{};
     must(co_await x.patch(x.cms, "b", R"({"data":{"value":"after-bookmark"}})", po), "patch b");
@@ -838,8 +867,11 @@ asio::awaitable<void> send_initial_events(ctx& x) {
     json::object so = x.configmap("s1", "a");
     kcoro::set_label(so, "conformance.kcoro.dev/set", "initial");
     co_await x.create(x.cms, so);
-    kcoro::watch_options wo{.label_selector = "conformance.kcoro.dev/set=initial", .allow_watch_bookmarks = true,
-                            .timeout_seconds = 10, .send_initial_events = true};
+    kcoro::watch_options wo;
+    wo.label_selector = "conformance.kcoro.dev/set=initial";
+    wo.allow_watch_bookmarks = true;
+    wo.timeout_seconds = 10;
+    wo.send_initial_events = true;
     auto ws = co_await x.c.watch(x.cms, x.ns, wo);
     if (!ws) {
         throw skipped("sendInitialEvents refused (WatchList disabled?): " + ws.error().message());
@@ -869,8 +901,10 @@ asio::awaitable<void> resource_version_too_large(ctx& x) {
     const kcoro::list_options now{};
     auto l = must(co_await x.c.list(x.cms, x.ns, now), "list");
     std::string ahead = std::to_string(rv_number(l.resource_version) + 1000000);
-    kcoro::list_options lo{.resource_version = ahead, .resource_version_match = kcoro::version_match::not_older_than,
-                           .timeout = std::chrono::milliseconds(15000)};
+    kcoro::list_options lo;
+    lo.resource_version = ahead;
+    lo.resource_version_match = kcoro::version_match::not_older_than;
+    lo.timeout = std::chrono::milliseconds(15000);
     auto r = co_await x.c.list(x.cms, x.ns, lo);
     EXPECT(!r, "a list ahead of the store fails");
     EXPECT(kcoro::is_resource_version_too_large(r.error()), "Too large resource version: " + r.error().message());
@@ -910,9 +944,10 @@ std::string env_names(const json::object& d) {
 // literal element and validation refuses it; present, it replaces the list.
 asio::awaitable<void> strategic_merge_directives(ctx& x) {
     const auto deps = kcoro::resources::deployments();
-    const json::object smp_obj = deployment_obj(x, "smp");  // named: no temporary in a co_await (TOOLCHAIN.md)
+    const json::object smp_obj = deployment_obj(x, "smp");  // named: no temporary in a co_await (docs/toolchain.md)
     co_await x.create(deps, smp_obj);
-    kcoro::patch_options sp{.type = kcoro::patch_type::strategic_merge};
+    kcoro::patch_options sp;
+    sp.type = kcoro::patch_type::strategic_merge;
     const std::string replace_env =
         R"({"spec":{"template":{"spec":{"containers":[{"name":"c","env":[{"$patch":"replace"},{"name":"A","value":"1"}]}]}}}})";
     auto r = co_await x.patch(deps, "smp", replace_env, sp);
@@ -949,7 +984,8 @@ asio::awaitable<void> strategic_merge_directives(ctx& x) {
 // its first '/' (handlers/rest.go managerOrUserAgent).
 asio::awaitable<void> apply_manager_identity(ctx& x) {
     json::object o = x.configmap("owned", "one");
-    const kcoro::create_options co{.field_manager = "conf-owner"};
+    kcoro::create_options co;
+    co.field_manager = "conf-owner";
     must(co_await x.c.create(x.cms, x.ns, o, co), "create as conf-owner");
     json::object changed = x.configmap("owned", "two");
     const std::string manager = "conf-owner";
@@ -1032,7 +1068,8 @@ asio::awaitable<void> builtin_validation(ctx& x) {
     // have written status since, and a stale resourceVersion would be a 409
     // before validation runs.
     kcoro::mutable_metadata(st).erase("resourceVersion");
-    const kcoro::update_options so{.subresource = "status"};
+    kcoro::update_options so;
+    so.subresource = "status";
     auto sr = co_await x.c.update_status(deps, st, so);
     must_fail(sr, kcoro::api_errc::invalid, "status.readyReplicas: Invalid value: 2: cannot be greater than status.replicas",
               "Deployment status counts");
@@ -1061,13 +1098,16 @@ asio::awaitable<void> events_two_views(ctx& x) {
     EXPECT(str(c->if_contains("message")) == "made it", "core/v1 shows note as message");
     EXPECT(str(kcoro::find_path(*c, {"involvedObject", "name"})) == "subject", "regarding is involvedObject");
     EXPECT(str(c->if_contains("reportingComponent")) == "conformance.kcoro.dev/ctl", "reportingController is reportingComponent");
-    const kcoro::list_options by_involved{.field_selector = "involvedObject.name=subject,involvedObject.kind=ConfigMap"};
+    kcoro::list_options by_involved;
+    by_involved.field_selector = "involvedObject.name=subject,involvedObject.kind=ConfigMap";
     auto l = must(co_await x.c.list(core, x.ns, by_involved), "core list by involvedObject");
     EXPECT(l.items.size() == 1, "kubectl describe's selector finds the recorder's event");
-    const kcoro::list_options by_regarding{.field_selector = "regarding.name=subject"};
+    kcoro::list_options by_regarding;
+    by_regarding.field_selector = "regarding.name=subject";
     auto l2 = must(co_await x.c.list(v1, x.ns, by_regarding), "events.k8s.io list by regarding");
     EXPECT(l2.items.size() == 1, "regarding.name selects");
-    const kcoro::list_options core_label{.field_selector = "involvedObject.name=subject"};
+    kcoro::list_options core_label;
+    core_label.field_selector = "involvedObject.name=subject";
     auto l3 = co_await x.c.list(v1, x.ns, core_label);
     must_fail(l3, kcoro::api_errc::bad_request, "field label not supported: involvedObject.name",
               "events.k8s.io refuses the core field labels");
@@ -1217,7 +1257,10 @@ asio::awaitable<void> watch_too_old_rv1(ctx& x) {
     if (current <= 2) {
         throw skipped("the server has done too little work to have a resourceVersion 1 out of its window");
     }
-    kcoro::watch_options wo{.resource_version = "1", .allow_watch_bookmarks = false, .timeout_seconds = 5};
+    kcoro::watch_options wo;
+    wo.resource_version = "1";
+    wo.allow_watch_bookmarks = false;
+    wo.timeout_seconds = 5;
     auto ws = co_await x.c.watch(x.cms, x.ns, wo);
     kcoro::error err;
     if (!ws) {

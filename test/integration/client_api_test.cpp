@@ -175,12 +175,9 @@ TEST_CASE("429 with Retry-After is retried after sleeping on the clock; 503 with
     kcoro::client::client_options o;
     o.metrics = &m;
     auto c = make(clk, srv, o);
-    kcoro::object_key key{"default", "a"};
-    // The client's coroutines are lazy and take their arguments by reference:
-    // whatever they are given must outlive the start (found by ASan: a
-    // defaulted get_options temporary died before the coroutine ran).
-    const kcoro::get_options plain_get{};
-    auto out = kcoro::test::start(ioc, c->get(configmaps, key, plain_get));
+    // Started later than made: the arguments (temporaries here) live in the
+    // coroutine's frame.
+    auto out = kcoro::test::start(ioc, c->get(kcoro::resources::configmaps(), {"default", "a"}));
     // The first attempt is over (its deadline timer gone) and the client sleeps out Retry-After.
     REQUIRE(kcoro::test::run_until(ioc, [&] { return m.codes.size() == 1 && clk.sleepers() == 1; }));
     CHECK(m.codes[0] == "429");
@@ -211,9 +208,7 @@ TEST_CASE("the optional QPS limiter spaces requests on the clock") {
     auto first = run(ioc, c->get(configmaps, {"default", "a"}));
     REQUIRE(first.has_value());
     CHECK(first->has_value());
-    kcoro::object_key key{"default", "a"};
-    const kcoro::get_options plain_get{};  // outlives the lazy coroutine (see above)
-    auto second = kcoro::test::start(ioc, c->get(configmaps, key, plain_get));
+    auto second = kcoro::test::start(ioc, c->get(kcoro::resources::configmaps(), {"default", "a"}));
     REQUIRE(kcoro::test::run_until(ioc, [&] { return clk.sleepers() == 1; }));
     CHECK(srv.requests().size() == 1);
     clk.advance(1s);

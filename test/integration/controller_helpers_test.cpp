@@ -47,7 +47,7 @@ struct harness {
         kcoro::client::client_options oo;
         oo.metrics = &counter;
         op = kcoro::client::client::create(cfg, clk, oo).value();
-        opts.noop_write = [this](const kcoro::group_version_resource&) { ++noops; };
+        opts.on_write = [this](const write_record& w) { noops += w.noop; };
     }
     ~harness() { srv.stop(0ms); }
 
@@ -170,4 +170,37 @@ TEST_CASE("update_status_if_changed writes only a different status") {
     REQUIRE_MESSAGE(r, (r ? "" : r.error().message()));
     CHECK(r->op == write_op::updated);
     CHECK(h.counter.writes == 1);
+}
+
+TEST_CASE("create_or_patch: server-filled defaults in list items are not drift (a Service port without protocol)") {
+    harness h;
+    auto owner = h.create(R"({"metadata":{"name":"owner","namespace":"default"}})");
+    auto desired = json::parse(R"({"apiVersion":"v1","kind":"Service","metadata":{"name":"web","namespace":"default"},
+      "spec":{"selector":{"app":"web"},"ports":[{"name":"http","port":80}]}})").as_object();
+    auto r = h.run(create_or_patch(*h.op, kcoro::resources::services(), desired, owner, {}, h.opts));
+    REQUIRE_MESSAGE(r, (r ? "" : r.error().message()));
+    CHECK(r->op == write_op::created);
+    // The server filled in protocol: TCP and targetPort: 80.
+    const auto& port = r->object->at("spec").at("ports").as_array()[0];
+    CHECK(port.at("protocol") == "TCP");
+    CHECK(port.at("targetPort") == 80);
+    for (int i = 0; i < 3; ++i) {
+        r = h.run(create_or_patch(*h.op, kcoro::resources::services(), desired, owner, {}, h.opts));
+        REQUIRE(r);
+        CHECK(r->op == write_op::none);
+    }
+    CHECK(h.counter.writes == 1);
+
+    // A port that really changed is drift: the list is sent whole, and is ours again.
+    auto svc = h.run(h.admin->get(kcoro::resources::services(), {"default", "web"}));
+    REQUIRE(svc);
+    REQUIRE(h.run(h.admin->patch(kcoro::resources::services(), {"default", "web"},
+                                 std::string(R"({"spec":{"ports":[{"name":"http","port":81}]}})"))));
+    r = h.run(create_or_patch(*h.op, kcoro::resources::services(), desired, owner, {}, h.opts));
+    REQUIRE(r);
+    CHECK(r->op == write_op::patched);
+    r = h.run(create_or_patch(*h.op, kcoro::resources::services(), desired, owner, {}, h.opts));
+    REQUIRE(r);
+    CHECK(r->op == write_op::none);
+    CHECK(h.counter.writes == 2);
 }

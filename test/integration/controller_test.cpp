@@ -21,7 +21,7 @@ TEST_CASE("without the builder: informer handlers enqueue straight into a contro
     o.name = "by-hand";
     o.wait_for_sync = [&](std::chrono::nanoseconds t) { return factory.wait_for_sync(t); };
     kcoro::runtime::controller ctl(h.ioc.get_executor(), h.clk, o,
-                                   [&](const kcoro::object_key& k) { return rec.reconcile(k); });
+                                   [&](const kcoro::runtime::reconcile_context& ctx) { return rec.reconcile(ctx); });
     parents.add_handlers({.on_add = [&](const kcoro::object_ptr& obj) { ctl.enqueue(kcoro::key_of(*obj)); },
                           .on_update = [&](const kcoro::object_ptr&, const kcoro::object_ptr& obj) {
                               ctl.enqueue(kcoro::key_of(*obj));

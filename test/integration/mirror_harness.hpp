@@ -64,7 +64,10 @@ struct harness {
     write_counter counter;
     std::unique_ptr<kcoro::client::client> op;
     std::unique_ptr<incarnation> cur;
-    int noop_writes = 0;
+    std::uint64_t past_noop_writes = 0;  // of the controllers stopped so far
+
+    // No-op writes the controllers reported (their reconciles' write hooks).
+    std::uint64_t noop_writes() const { return past_noop_writes + (cur ? cur->ctl->stats().noop_writes : 0); }
 
     static kcoro::apiserver::server_options options() {
         kcoro::apiserver::server_options o;
@@ -92,9 +95,7 @@ struct harness {
         kcoro::runtime::informer_factory_options fo;
         fo.random = [] { return 0.5; };
         cur->factory = std::make_unique<kcoro::runtime::informer_factory>(*op, clk, ioc.get_executor(), fo);
-        kcoro::runtime::helper_options helpers;
-        helpers.noop_write = [this](const kcoro::group_version_resource&) { ++noop_writes; };
-        cur->rec = std::make_unique<mirror::reconciler>(*op, mirror::cache_reader(*cur->factory), helpers);
+        cur->rec = std::make_unique<mirror::reconciler>(*op, mirror::cache_reader(*cur->factory));
         kcoro::runtime::controller_options o;
         o.max_concurrent_reconciles = max_concurrent;
         cur->ctl = mirror::make_controller(*cur->factory, clk, ioc.get_executor(), *cur->rec, o);
@@ -121,6 +122,7 @@ struct harness {
             cur->ctl->stop();
         }
         CHECK(wait_for([&] { return *cur->ctl_done; }));
+        past_noop_writes += cur->ctl->stats().noop_writes;
         cur->factory->stop();
         if (!wait_for([&] { return *cur->factory_done; }, 2s)) {
             cur->cancel_factory.emit(asio::cancellation_type::terminal);

@@ -259,6 +259,32 @@ TEST_CASE("end to end: the sample converges through the manager; drift is repair
     REQUIRE(h.run(h.admin->patch(kcoro::resources::deployments(), key, R"({"spec":{"replicas":7}})", po)));
     CHECK(h.advance_until([&] { return h.deployment_replicas() == 2; }, 10s));
 
+    // kubectl scale: through the deployments/scale subresource.
+    kcoro::patch_options scale{kcoro::patch_type::merge};
+    scale.subresource = "scale";
+    REQUIRE(h.run(h.admin->patch(kcoro::resources::deployments(), key, R"({"spec":{"replicas":9}})", scale)));
+    CHECK(h.advance_until([&] { return h.deployment_replicas() == 2; }, 10s));
+
+    // The image and the Service port edited by hand (JSON patches, as
+    // `kubectl set image` / `kubectl edit` send): restored from the events.
+    kcoro::patch_options jp;
+    jp.type = kcoro::patch_type::json;
+    REQUIRE(h.run(h.admin->patch(kcoro::resources::deployments(), key,
+                                 R"([{"op":"replace","path":"/spec/template/spec/containers/0/image","value":"evil:1"}])", jp)));
+    CHECK(h.advance_until([&] {
+        auto d = h.get(kcoro::resources::deployments(), key);
+        return d && kcoro::find_path(**d, {"spec", "template", "spec", "containers"})->as_array()[0].at("image") !=
+                        "evil:1";
+    }, 10s));
+    REQUIRE(h.run(h.admin->patch(kcoro::resources::services(), key,
+                                 R"([{"op":"replace","path":"/spec/ports/0/port","value":9999}])", jp)));
+    CHECK(h.advance_until([&] {
+        auto svc = h.get(kcoro::resources::services(), key);
+        if (!svc) return false;
+        const auto& ports = (*svc)->at("spec").at("ports").as_array();
+        return ports.size() == 1 && ports[0].at("port") != 9999;
+    }, 10s));
+
     // Service deleted: recreated, ours again.
     REQUIRE(h.run(h.admin->remove(kcoro::resources::services(), key, kcoro::delete_options{})));
     CHECK(h.advance_until([&] {
@@ -278,6 +304,7 @@ TEST_CASE("end to end: the sample converges through the manager; drift is repair
     CHECK(contains(reasons, "Registered"));
     CHECK(contains(reasons, "CreatedDeployment"));
     CHECK(contains(reasons, "RepairedDeployment"));
+    CHECK(contains(reasons, "RepairedService"));
     // The controller's metrics are registered under controller-runtime's names.
     auto text = op.mgr->metrics().serialize();
     CHECK(text.find(R"(controller_runtime_reconcile_total{controller="gatewayinstance",result="requeue_after"})") !=

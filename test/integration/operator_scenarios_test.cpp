@@ -163,7 +163,16 @@ struct harness {
         return pred();
     }
 
-    kcoro::result<kcoro::runtime::reconcile_result> pass(const object_key& key) { return run(rec->reconcile(key)); }
+    // One pass, as the controller runs it: a context with the field manager
+    // and write hooks (children read from the API: no cache here).
+    std::vector<std::string> reported;  // the writes the passes reported through the hooks
+    kcoro::result<kcoro::runtime::reconcile_result> pass(const object_key& key) {
+        kcoro::runtime::reconcile_context ctx;
+        ctx.key = key;
+        ctx.field_manager = "gateway-operator";
+        ctx.helpers.on_write = [this](const kcoro::runtime::write_record& w) { reported.push_back(describe(w)); };
+        return run(rec->reconcile(std::move(ctx)));
+    }
 
     kcoro::result<kcoro::object_ptr> get(const kcoro::group_version_resource& gvr, const object_key& key) {
         return run(admin->get(gvr, key));
@@ -205,8 +214,9 @@ struct harness {
     }
 
     std::size_t registrations() {
-        auto l = run(admin->list(kcoro::resources::configmaps(), "kcoro-system",
-                                 kcoro::list_options{.label_selector = std::string(gateway::uid_label)}));
+        kcoro::list_options registered;
+        registered.label_selector = std::string(gateway::uid_label);
+        auto l = run(admin->list(kcoro::resources::configmaps(), "kcoro-system", registered));
         REQUIRE(l);
         return l->items.size();
     }
@@ -264,7 +274,7 @@ TEST_CASE("drift is repaired: replicas restored, Service and registration recrea
     h.converge(key);
 
     auto patched = h.run(h.admin->patch(kcoro::resources::deployments(), key, R"({"spec":{"replicas":7}})",
-                                        kcoro::patch_options{.type = kcoro::patch_type::merge}));
+                                        kcoro::patch_options{kcoro::patch_type::merge}));
     REQUIRE(patched);
     // One pass repairs with one patch; the status may follow the rollout (at most one write).
     auto mark = h.swrites.lines.size();
@@ -457,4 +467,117 @@ TEST_CASE("an invalid spec the schema cannot catch is terminal and reported") {
     int before = h.counter.writes;
     CHECK_FALSE(h.pass(key));
     CHECK(h.counter.writes == before);
+}
+
+namespace {
+
+// The gateway container of the Deployment, as the server has it.
+json::object gateway_container(harness& h) {
+    auto d = h.get(kcoro::resources::deployments(), key).value();
+    for (const auto& c : kcoro::find_path(*d, {"spec", "template", "spec", "containers"})->as_array()) {
+        if (c.at("name") == "gateway") return c.as_object();
+    }
+    FAIL("no gateway container");
+    return {};
+}
+
+// Edits a child as a user would (a JSON patch from the admin client), then
+// runs one pass: it must repair with writes to that child only, and the pass
+// after it must write nothing.
+void edit_then_repair(harness& h, const kcoro::group_version_resource& gvr, std::string json_patch,
+                      std::string_view child) {
+    REQUIRE(h.run(h.admin->patch(gvr, key, std::move(json_patch), kcoro::patch_options{kcoro::patch_type::json})));
+    const auto mark = h.swrites.lines.size();
+    auto r = h.pass(key);
+    REQUIRE_MESSAGE(r, (r ? "" : r.error().message()));
+    CHECK(h.swrites.count("patch " + std::string(child) + " demo", mark) >= 1);
+    CHECK(h.swrites.count("create", mark) == 0);
+    CHECK(h.swrites.count("delete", mark) == 0);
+    h.converge(key);  // the rollout the repair started, reflected in the status
+    CHECK(h.swrites.count("patch " + std::string(child) + " demo", mark) >= 1);
+    CHECK(h.writes_of_pass(key) == 0);
+}
+
+} // namespace
+
+TEST_CASE("drift of an instance without env: a replica change is one server-side apply, no 422") {
+    harness h;
+    h.create_instance("demo", R"({"image":"nginx:1.27","replicas":2})");
+    h.converge(key);
+    CHECK_FALSE(gateway_container(h).contains("env"));
+    // kubectl scale, as a merge patch of spec.replicas.
+    REQUIRE(h.run(h.admin->patch(kcoro::resources::deployments(), key, R"({"spec":{"replicas":5}})")));
+    const auto mark = h.swrites.lines.size();
+    auto r = h.pass(key);
+    REQUIRE_MESSAGE(r, (r ? "" : r.error().message()));
+    CHECK(h.swrites.count("patch deployments demo 200", mark) == 1);  // the apply, accepted
+    CHECK(h.get(kcoro::resources::deployments(), key).value()->at("spec").at("replicas") == 2);
+    CHECK_FALSE(gateway_container(h).contains("env"));  // nothing was invented
+    CHECK(std::count(h.reported.begin(), h.reported.end(), "applied deployments.apps default/demo") == 1);
+    h.converge(key);
+    CHECK(h.writes_of_pass(key) == 0);
+}
+
+TEST_CASE("a replica change through the deployments/scale subresource (kubectl scale) is restored") {
+    harness h;
+    h.create_instance("demo", R"({"image":"nginx:1.27","replicas":2})");
+    h.converge(key);
+    // kubectl scale deploy/demo --replicas=5: a merge patch of the Scale.
+    kcoro::patch_options scale{kcoro::patch_type::merge};
+    scale.subresource = "scale";
+    auto scaled = h.run(h.admin->patch(kcoro::resources::deployments(), key, R"({"spec":{"replicas":5}})", scale));
+    REQUIRE_MESSAGE(scaled, (scaled ? "" : scaled.error().message()));
+    CHECK((*scaled)->at("kind") == "Scale");
+    CHECK(h.get(kcoro::resources::deployments(), key).value()->at("spec").at("replicas") == 5);
+    const auto mark = h.swrites.lines.size();
+    auto r = h.pass(key);
+    REQUIRE_MESSAGE(r, (r ? "" : r.error().message()));
+    CHECK(h.swrites.count("patch deployments demo 200", mark) == 1);
+    CHECK(h.get(kcoro::resources::deployments(), key).value()->at("spec").at("replicas") == 2);
+    CHECK(h.events_with("Normal", "RepairedDeployment") == 1);
+    h.converge(key);
+    CHECK(h.writes_of_pass(key) == 0);
+}
+
+TEST_CASE("image, container port, env and Service port edits are restored") {
+    harness h;
+    h.create_instance("demo", R"({"image":"nginx:1.27","replicas":2,"port":8080,"env":[{"name":"MODE","value":"prod"}]})");
+    h.converge(key);
+
+    // kubectl set image
+    edit_then_repair(h, kcoro::resources::deployments(),
+                     R"([{"op":"replace","path":"/spec/template/spec/containers/0/image","value":"nginx:evil"}])",
+                     "deployments");
+    CHECK(gateway_container(h).at("image") == "nginx:1.27");
+
+    // The container port number (a key of the ports list): ours again, and only ours.
+    edit_then_repair(h, kcoro::resources::deployments(),
+                     R"([{"op":"replace","path":"/spec/template/spec/containers/0/ports/0/containerPort","value":9090}])",
+                     "deployments");
+    auto ports = gateway_container(h).at("ports").as_array();
+    REQUIRE(ports.size() == 1);
+    CHECK(ports[0].at("containerPort") == 8080);
+
+    // An env value, then the whole env.
+    edit_then_repair(h, kcoro::resources::deployments(),
+                     R"([{"op":"replace","path":"/spec/template/spec/containers/0/env/0/value","value":"debug"}])",
+                     "deployments");
+    CHECK(gateway_container(h).at("env") == json::parse(R"([{"name":"MODE","value":"prod"}])"));
+    edit_then_repair(h, kcoro::resources::deployments(),
+                     R"([{"op":"remove","path":"/spec/template/spec/containers/0/env"}])", "deployments");
+    CHECK(gateway_container(h).at("env") == json::parse(R"([{"name":"MODE","value":"prod"}])"));
+
+    // The Service port number.
+    edit_then_repair(h, kcoro::resources::services(), R"([{"op":"replace","path":"/spec/ports/0/port","value":9090}])",
+                     "services");
+    auto sports = h.get(kcoro::resources::services(), key).value()->at("spec").at("ports").as_array();
+    REQUIRE(sports.size() == 1);  // never two ports named "http" (a real server would answer 422)
+    CHECK(sports[0].at("port") == 8080);
+
+    CHECK(h.events_with("Normal", "RepairedDeployment") == 4);
+    CHECK(h.events_with("Normal", "RepairedService") == 1);
+    // The registration, the Deployment and the Service were created once each.
+    CHECK(h.swrites.count("create configmaps") == 1);
+    CHECK(h.swrites.count("create deployments") == 1);
+    CHECK(h.swrites.count("create services") == 1);
 }

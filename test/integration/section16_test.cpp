@@ -87,5 +87,5 @@ TEST_CASE("section 16: create, no-op repeat, repair, lost response on the repair
     CHECK(h.counter.writes == 3);
     CHECK(h.cur->ctl->stats().errors == errors_now);
     CHECK(h.children() == 0);
-    CHECK(h.noop_writes == 0);
+    CHECK(h.noop_writes() == 0);
 }

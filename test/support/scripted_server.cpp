@@ -259,7 +259,8 @@ asio::awaitable<void> session(std::shared_ptr<scripted_server::impl> im, tcp::so
     im->sockets.insert(&s.next_layer());
     auto [ec] = co_await s.async_handshake(asio::ssl::stream_base::server, asio::as_tuple(asio::use_awaitable));
     if (!ec) {
-        // Named first: g++ 12 mishandles conditional temporaries inside co_await.
+        // Named first: g++ 12 destroys `?:` temporaries of a co_await operand twice
+        // (docs/toolchain.md).
         auto peer = io::verified_peer_identity(s.native_handle());
         std::string user = peer ? peer->user : std::string();
         std::vector<std::string> groups = peer ? peer->groups : std::vector<std::string>{};

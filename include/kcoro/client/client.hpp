@@ -11,14 +11,21 @@
 // times, sleeping on the clock; GETs after a reset). An optional client-side
 // QPS/burst limiter (off by default) delays requests on the clock.
 //
-// Arguments: the verbs are lazy coroutines that take their arguments by
-// reference, so every argument must outlive the operation. `co_await
-// c->get(gvr, key)` is fine (the temporaries live until the co_await ends);
-// creating the awaitable now and starting it later (`auto op = c->get(gvr,
-// key); co_spawn(ex, std::move(op), ...)`) needs named arguments, including
-// the options a default argument would otherwise create. Also name option
-// objects rather than writing them as braced temporaries inside co_await:
-// g++ 12 destroys some temporaries of a co_await operand twice.
+// Arguments: every verb takes its arguments by value into the coroutine
+// frame and has no default arguments (shorter overloads name the defaults
+// inside), so every way of calling one is safe:
+//
+//   co_await c->get(gvr, {"ns", "name"});                  // braced key
+//   co_await c->remove(gvr, key, kcoro::delete_options{kcoro::deletion_propagation::foreground});
+//   auto op = c->get(kcoro::resources::leases(), k);       // started later:
+//   co_await std::move(op);                                // arguments live in the frame
+//
+// (test/integration/header_examples_test.cpp runs both examples.)
+//
+// The argument types (keys, resources, options) are not aggregates, so a
+// braced temporary in a co_await operand is a constructor call, which g++ 12
+// compiles correctly (docs/toolchain.md: it destroys aggregate temporaries
+// of a co_await operand twice).
 //
 // Lifetime and thread safety: a client and everything it returns live on one
 // io_context and are used from its thread. The client must outlive its
@@ -44,6 +51,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 
 namespace kcoro {
 class watch_decoder;
@@ -107,50 +115,81 @@ public:
     client(const client&) = delete;
     client& operator=(const client&) = delete;
 
-    boost::asio::awaitable<result<object_ptr>> get(const group_version_resource& gvr, const object_key& key,
-                                                   const get_options& opts = {});
+    boost::asio::awaitable<result<object_ptr>> get(group_version_resource gvr, object_key key, get_options opts);
+    boost::asio::awaitable<result<object_ptr>> get(group_version_resource gvr, object_key key) {
+        return get(std::move(gvr), std::move(key), get_options());
+    }
     /// One page (opts.limit / opts.continue_token).
-    boost::asio::awaitable<result<list_result>> list(const group_version_resource& gvr, std::string_view ns,
-                                                     const list_options& opts = {});
+    boost::asio::awaitable<result<list_result>> list(group_version_resource gvr, std::string ns, list_options opts);
+    boost::asio::awaitable<result<list_result>> list(group_version_resource gvr, std::string ns) {
+        return list(std::move(gvr), std::move(ns), list_options());
+    }
     /// Every page, following metadata.continue; the result's resource_version
     /// is the last page's. opts.limit sets the page size (500 when 0).
-    boost::asio::awaitable<result<list_result>> list_all(const group_version_resource& gvr, std::string_view ns,
-                                                         list_options opts = {});
-    boost::asio::awaitable<result<object_ptr>> create(const group_version_resource& gvr, std::string_view ns,
-                                                      const boost::json::object& obj,
-                                                      const create_options& opts = {});
+    boost::asio::awaitable<result<list_result>> list_all(group_version_resource gvr, std::string ns,
+                                                         list_options opts);
+    boost::asio::awaitable<result<list_result>> list_all(group_version_resource gvr, std::string ns) {
+        return list_all(std::move(gvr), std::move(ns), list_options());
+    }
+    boost::asio::awaitable<result<object_ptr>> create(group_version_resource gvr, std::string ns,
+                                                      boost::json::object obj, create_options opts);
+    boost::asio::awaitable<result<object_ptr>> create(group_version_resource gvr, std::string ns,
+                                                      boost::json::object obj) {
+        return create(std::move(gvr), std::move(ns), std::move(obj), create_options());
+    }
     /// PUT; metadata.resourceVersion is the precondition (409 Conflict when stale).
-    boost::asio::awaitable<result<object_ptr>> update(const group_version_resource& gvr,
-                                                      const boost::json::object& obj,
-                                                      const update_options& opts = {});
-    boost::asio::awaitable<result<object_ptr>> patch(const group_version_resource& gvr, const object_key& key,
-                                                     std::string patch, const patch_options& opts = {});
-    /// Server-side apply: patch_type::apply with `field_manager`.
-    boost::asio::awaitable<result<object_ptr>> apply(const group_version_resource& gvr,
-                                                     const boost::json::object& obj,
-                                                     std::string field_manager, bool force = false);
+    boost::asio::awaitable<result<object_ptr>> update(group_version_resource gvr, boost::json::object obj,
+                                                      update_options opts);
+    boost::asio::awaitable<result<object_ptr>> update(group_version_resource gvr, boost::json::object obj) {
+        return update(std::move(gvr), std::move(obj), update_options());
+    }
+    boost::asio::awaitable<result<object_ptr>> patch(group_version_resource gvr, object_key key, std::string body,
+                                                     patch_options opts);
+    /// A JSON merge patch.
+    boost::asio::awaitable<result<object_ptr>> patch(group_version_resource gvr, object_key key, std::string body) {
+        return patch(std::move(gvr), std::move(key), std::move(body), patch_options());
+    }
+    /// Server-side apply: patch_type::apply with `field_manager`; `force`
+    /// takes over fields other managers own.
+    boost::asio::awaitable<result<object_ptr>> apply(group_version_resource gvr, boost::json::object obj,
+                                                     std::string field_manager, bool force);
+    boost::asio::awaitable<result<object_ptr>> apply(group_version_resource gvr, boost::json::object obj,
+                                                     std::string field_manager) {
+        return apply(std::move(gvr), std::move(obj), std::move(field_manager), false);
+    }
     /// DELETE. Answers the object (still present, with a deletionTimestamp,
     /// when finalizers hold it) or the server's Success Status.
-    boost::asio::awaitable<result<object_ptr>> remove(const group_version_resource& gvr, const object_key& key,
-                                                      const delete_options& opts = {});
+    boost::asio::awaitable<result<object_ptr>> remove(group_version_resource gvr, object_key key,
+                                                      delete_options opts);
+    boost::asio::awaitable<result<object_ptr>> remove(group_version_resource gvr, object_key key) {
+        return remove(std::move(gvr), std::move(key), delete_options());
+    }
 
     // The status subresource.
-    boost::asio::awaitable<result<object_ptr>> get_status(const group_version_resource& gvr,
-                                                          const object_key& key);
-    boost::asio::awaitable<result<object_ptr>> update_status(const group_version_resource& gvr,
-                                                             const boost::json::object& obj,
-                                                             update_options opts = {});
-    boost::asio::awaitable<result<object_ptr>> patch_status(const group_version_resource& gvr,
-                                                            const object_key& key, std::string patch,
-                                                            patch_options opts = {});
+    boost::asio::awaitable<result<object_ptr>> get_status(group_version_resource gvr, object_key key);
+    boost::asio::awaitable<result<object_ptr>> update_status(group_version_resource gvr, boost::json::object obj,
+                                                             update_options opts);
+    boost::asio::awaitable<result<object_ptr>> update_status(group_version_resource gvr, boost::json::object obj) {
+        return update_status(std::move(gvr), std::move(obj), update_options());
+    }
+    boost::asio::awaitable<result<object_ptr>> patch_status(group_version_resource gvr, object_key key,
+                                                            std::string body, patch_options opts);
+    /// A JSON merge patch of the status.
+    boost::asio::awaitable<result<object_ptr>> patch_status(group_version_resource gvr, object_key key,
+                                                            std::string body) {
+        return patch_status(std::move(gvr), std::move(key), std::move(body), patch_options());
+    }
 
     /// Opens a watch on a dedicated connection (the header is awaited, so a
     /// 410 for a too-old resourceVersion is this call's error).
-    boost::asio::awaitable<result<watch_stream>> watch(const group_version_resource& gvr, std::string_view ns,
-                                                       const watch_options& opts = {});
+    boost::asio::awaitable<result<watch_stream>> watch(group_version_resource gvr, std::string ns,
+                                                       watch_options opts);
+    boost::asio::awaitable<result<watch_stream>> watch(group_version_resource gvr, std::string ns) {
+        return watch(std::move(gvr), std::move(ns), watch_options());
+    }
 
     /// Any request, with rate limiting and retries; non-2xx answers are errors.
-    boost::asio::awaitable<result<http_response>> send(const api_request& req);
+    boost::asio::awaitable<result<http_response>> send(api_request req);
 
     discovery_client& discovery() noexcept { return *discovery_; }
     const client_config& config() const noexcept { return config_; }

@@ -32,12 +32,13 @@ class discovery_client {
 public:
     explicit discovery_client(client& c, std::chrono::seconds min_refresh_interval = std::chrono::seconds(10));
 
+    // Arguments by value, no defaults: safe however they are called (client.hpp).
     /// The resource serving `gvk`. Not found: kcoro_errc::unsupported
     /// ("the server doesn't have a resource type ...").
-    boost::asio::awaitable<result<resource_info>> find(const group_version_kind& gvk);
-    boost::asio::awaitable<result<resource_info>> find(const group_version_resource& gvr);
+    boost::asio::awaitable<result<resource_info>> find(group_version_kind gvk);
+    boost::asio::awaitable<result<resource_info>> find(group_version_resource gvr);
     /// kubectl-style name: "cm", "configmaps", "deployments.apps", a CRD's short name.
-    boost::asio::awaitable<result<resource_info>> resolve(std::string_view name);
+    boost::asio::awaitable<result<resource_info>> resolve(std::string name);
 
     /// Reads everything again now.
     boost::asio::awaitable<result<void>> refresh();

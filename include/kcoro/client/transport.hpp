@@ -115,14 +115,16 @@ public:
     transport(const transport&) = delete;
     transport& operator=(const transport&) = delete;
 
+    // The coroutines take the request by value (it lives in their frame, so
+    // an operation may be started later than it was made; client.hpp).
     /// One request; any HTTP answer is a value. Errors: transport codes,
     /// kcoro_errc::deadline_exceeded, cancellation, token errors.
-    boost::asio::awaitable<result<http_response>> round_trip(const api_request& req);
+    boost::asio::awaitable<result<http_response>> round_trip(api_request req);
     /// As round_trip, with non-2xx answers turned into errors (error_from_response).
-    boost::asio::awaitable<result<http_response>> send(const api_request& req);
+    boost::asio::awaitable<result<http_response>> send(api_request req);
     /// Opens a stream (watch) on a dedicated connection and reads the header.
     /// A non-2xx answer is read whole and returned as its error.
-    boost::asio::awaitable<result<std::unique_ptr<body_stream>>> open_stream(const api_request& req);
+    boost::asio::awaitable<result<std::unique_ptr<body_stream>>> open_stream(api_request req);
 
     std::size_t idle_connections() const noexcept { return idle_.size(); }
     const server_endpoint& endpoint() const noexcept { return endpoint_; }

@@ -15,7 +15,9 @@ enum class http_method { get, post, put, patch, delete_ };
 
 const char* to_string(http_method m) noexcept;
 
+/// Not an aggregate (a constructor is declared): see request_options.hpp.
 struct api_request {
+    api_request() = default;
     http_method method = http_method::get;
     /// Path and encoded query: "/api/v1/namespaces/default/configmaps?limit=500".
     std::string target;

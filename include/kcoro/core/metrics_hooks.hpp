@@ -39,7 +39,8 @@ public:
 /// How a reconcile ended, as controller_runtime_reconcile_total{result} labels it.
 enum class reconcile_outcome { success, error, requeue, requeue_after };
 
-/// controller_runtime_* for one controller.
+/// controller_runtime_* for one controller, plus kcoro's own per-controller
+/// series (no-op writes, hot loops; empty by default).
 class controller_metrics {
 public:
     virtual ~controller_metrics() = default;
@@ -49,6 +50,10 @@ public:
     virtual void panic() = 0;                     // controller_runtime_reconcile_panics_total
     virtual void set_active_workers(std::int64_t n) = 0;
     virtual void set_max_concurrent_reconciles(std::int64_t n) = 0;
+    /// kcoro_noop_writes_total{controller,resource}: a write that changed nothing.
+    virtual void noop_write(std::string_view resource) { (void)resource; }
+    /// kcoro_hot_loop_detected_total{controller}
+    virtual void hot_loop_detected() {}
 };
 
 /// kcoro_informer_cache_objects{resource}, kcoro_watch_restarts_total and

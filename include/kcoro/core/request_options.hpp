@@ -1,11 +1,14 @@
-// Options of the client verbs, as small aggregates (metav1.GetOptions,
-// ListOptions, CreateOptions, UpdateOptions, PatchOptions, DeleteOptions).
-// The request builders (kcoro/core/requests.hpp) turn them into query
-// parameters or a DeleteOptions body; the client API takes them as they are.
+// Options of the client verbs (metav1.GetOptions, ListOptions,
+// CreateOptions, UpdateOptions, PatchOptions, DeleteOptions). The request
+// builders (kcoro/core/requests.hpp) turn them into query parameters or a
+// DeleteOptions body; the client API takes them as they are.
 //
-// Every member has a default initializer so designated initializers
-// (`list_options{.limit = 500}`) compile warning-free with g++'s
-// -Wmissing-field-initializers.
+// Plain structs with public members, but not aggregates: each declares a
+// constructor, so `delete_options{}` or `patch_options{patch_type::json}`
+// written inside a co_await operand is a constructor call. g++ 12 destroys
+// an aggregate-initialized temporary of a co_await operand twice (a double
+// free; docs/toolchain.md), so designated initializers are not offered here:
+// set the members of a named object, or use the constructors below.
 //
 // Pure values; default-constructed options mean "what kubectl/client-go send
 // by default". Thread safety: values.
@@ -15,6 +18,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 
 namespace kcoro {
 
@@ -42,6 +46,7 @@ enum class deletion_propagation {
 };
 
 struct get_options {
+    get_options() = default;
     /// "" reads the latest (quorum read); "0" allows any cached version.
     std::string resource_version{};
     /// e.g. "status", "scale"; empty for the object itself.
@@ -51,6 +56,7 @@ struct get_options {
 };
 
 struct list_options {
+    list_options() = default;
     std::string label_selector{};  // "app=x,tier!=db,env in (a,b)"; encoded by the builder
     std::string field_selector{};  // "metadata.name=x"
     /// Page size; 0 = no limit.
@@ -64,6 +70,7 @@ struct list_options {
 };
 
 struct watch_options {
+    watch_options() = default;
     std::string label_selector{};
     std::string field_selector{};
     /// Start after this version; "" = "start at the most recent" (with initial
@@ -79,6 +86,7 @@ struct watch_options {
 };
 
 struct create_options {
+    create_options() = default;
     /// Sent as `fieldManager` (managedFields owner); empty = server default.
     std::string field_manager{};
     bool dry_run = false;  // dryRun=All
@@ -88,6 +96,7 @@ struct create_options {
 };
 
 struct update_options {
+    update_options() = default;
     std::string field_manager{};
     bool dry_run = false;
     /// "status" updates only the status (and ignores spec changes).
@@ -96,6 +105,8 @@ struct update_options {
 };
 
 struct patch_options {
+    patch_options() = default;
+    explicit patch_options(patch_type t) : type(t) {}
     patch_type type = patch_type::merge;
     /// Required for patch_type::apply.
     std::string field_manager{};
@@ -109,11 +120,16 @@ struct patch_options {
 /// DeleteOptions.preconditions: the delete fails with 409 Conflict unless
 /// the object still has this uid / resourceVersion.
 struct delete_preconditions {
+    delete_preconditions() = default;
+    delete_preconditions(std::string u, std::string rv) : uid(std::move(u)), resource_version(std::move(rv)) {}
     std::string uid{};
     std::string resource_version{};
 };
 
 struct delete_options {
+    delete_options() = default;
+    explicit delete_options(deletion_propagation p) : propagation_policy(p) {}
+    explicit delete_options(delete_preconditions p) : preconditions(std::move(p)) {}
     std::optional<delete_preconditions> preconditions{};
     deletion_propagation propagation_policy = deletion_propagation::unset;
     /// 0 = immediately; nullopt = the object's default.

@@ -1,5 +1,11 @@
 // Naming of API resources: group/version/kind, group/version/resource, and
 // the namespace/name key of an object. Pure values.
+//
+// These are classes with constructors, not aggregates, on purpose: callers
+// write them as braced temporaries in co_await operands
+// (`co_await c.get(gvr, {"ns", "name"})`), and g++ 12 destroys an
+// aggregate-initialized temporary there twice; a constructor call is
+// compiled correctly (docs/toolchain.md). Keep a constructor declared.
 #pragma once
 
 #include <compare>
@@ -7,11 +13,14 @@
 #include <iosfwd>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace kcoro {
 
 struct group_version {
+    group_version() = default;
+    group_version(std::string g, std::string v) : group(std::move(g)), version(std::move(v)) {}
     std::string group;    // "" for the core group
     std::string version;  // "v1"
     /// "v1" for the core group, "apps/v1" otherwise.
@@ -21,6 +30,9 @@ struct group_version {
 };
 
 struct group_version_kind {
+    group_version_kind() = default;
+    group_version_kind(std::string g, std::string v, std::string k)
+        : group(std::move(g)), version(std::move(v)), kind(std::move(k)) {}
     std::string group;
     std::string version;
     std::string kind;
@@ -30,6 +42,9 @@ struct group_version_kind {
 };
 
 struct group_version_resource {
+    group_version_resource() = default;
+    group_version_resource(std::string g, std::string v, std::string r)
+        : group(std::move(g)), version(std::move(v)), resource(std::move(r)) {}
     std::string group;
     std::string version;
     std::string resource;  // plural, lower case: "configmaps"
@@ -50,6 +65,8 @@ struct resource_info {
 
 /// namespace/name of an object; cluster-scoped objects have an empty namespace.
 struct object_key {
+    object_key() = default;
+    object_key(std::string n, std::string nm) : ns(std::move(n)), name(std::move(nm)) {}
     std::string ns;
     std::string name;
     /// "ns/name", or "name" when cluster-scoped (client-go's MetaNamespaceKeyFunc).

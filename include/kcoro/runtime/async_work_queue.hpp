@@ -10,6 +10,7 @@
 #pragma once
 
 #include <kcoro/io/clock.hpp>
+#include <kcoro/runtime/reconcile_result.hpp>
 #include <kcoro/runtime/work_queue.hpp>
 
 #include <boost/asio/any_io_executor.hpp>
@@ -31,6 +32,9 @@ public:
     void add_after(const object_key& key, std::chrono::nanoseconds delay);
     void add_rate_limited(const object_key& key);
     void forget(const object_key& key) { queue_.forget(key); }
+    /// Applies a reconcile's decision for `key` (runtime::apply on the queue,
+    /// at the clock's now); the caller still calls done(key).
+    void apply(const reconcile_decision& d, const object_key& key);
     /// Ends processing of a key returned by get(); frees its in-flight slot.
     void done(const object_key& key);
 
@@ -46,7 +50,8 @@ public:
 
     /// Reports unfinished work and the longest running key every `period`
     /// (client-go: 500 ms) until shutdown.
-    boost::asio::awaitable<void> run_metrics(std::chrono::nanoseconds period = std::chrono::milliseconds(500));
+    boost::asio::awaitable<void> run_metrics(std::chrono::nanoseconds period);
+    boost::asio::awaitable<void> run_metrics() { return run_metrics(std::chrono::milliseconds(500)); }
 
     std::size_t in_flight() const noexcept { return in_flight_; }
     std::size_t max_concurrent() const noexcept { return max_concurrent_; }

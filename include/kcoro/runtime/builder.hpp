@@ -1,4 +1,6 @@
-// The controller builder (controller-runtime's builder.ControllerManagedBy):
+// The low-level controller builder (controller-runtime's
+// builder.ControllerManagedBy without a manager; the manager's own,
+// server/controller_builder.hpp, is the short way and sits on this one):
 // sugar over controller.hpp + event_sources.hpp + informer_factory.hpp. It
 // asks the factory for the informers it needs, registers the handlers that
 // map their events to keys, makes the controller wait for those informers'
@@ -12,6 +14,8 @@
 //                  .owns({.gvr = resources::configmaps(), .label_selector = "app.example.io/child=true"})
 //                  .with_options({.max_concurrent_reconciles = 2})
 //                  .complete(reconcile_fn);           // std::unique_ptr<controller>
+//
+// (test/integration/header_examples_test.cpp runs it.)
 //
 //  - for_(key, kind, predicates...): the primary; its events enqueue the
 //    object's key. `kind` is the primary's group and kind: owns() maps

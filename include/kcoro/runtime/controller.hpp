@@ -5,24 +5,43 @@
 // and never two of one key.
 //
 //   runtime::controller ctl(ex, clock, {.name = "mirror"}, reconcile_fn);
-//   informer.add_handlers({.on_add = [&](const object_ptr& o) { ctl.enqueue(key_of(*o)); }});
+//   ctl.watch(informer, runtime::enqueue_for_object(ctl));
 //   co_spawn(ex, ctl.run(), detached);     // the manager does this
 //   ...
 //   ctl.stop();                            // run() returns once in-flight reconciles finished
 //
+// (test/integration/header_examples_test.cpp runs it.)
+//
+// Most controllers are built by the manager (`mgr.controller("name")`,
+// server/controller_builder.hpp), which wires metrics, the logger, the event
+// recorder and the flags; this class is the loop underneath.
+//
 // After each reconcile the queue is told what to do by `runtime::decide`
-// (controller-runtime's reconcileHandler):
+// and `async_work_queue::apply` (controller-runtime's reconcileHandler;
+// reconcile_result.hpp has the table):
 //   success              -> forget
 //   requeue_after(d)     -> forget, add_after(d)
 //   requeue()            -> add_rate_limited (5 ms x 2^n, capped at 1000 s)
 //   error                -> add_rate_limited; a result returned with it is ignored (logged)
 //   terminal error       -> nothing (not requeued), counted in terminal_reconcile_errors_total
 //   exception escaping   -> caught, logged, counted as a panic, then handled as an error
+// Errors are logged as "Reconciler error" (as controller-runtime logs them).
 //
-// Reconcilers: either `reconcile_func` (takes the `object_key` only: the
-// gateway-operator's `reconciler::reconcile` binds to it directly) or
-// `reconcile_context_func`, which also gets the reconcile ID and a logger
-// with controller, namespace, name and reconcileID bound (log.for_reconcile).
+// Reconcilers: either `reconcile_func` (takes the `object_key` only) or
+// `reconcile_context_func`, which gets the reconcile_context (ID, logger,
+// write hooks, event recorder; reconcile_context.hpp). Both receive a
+// reference that stays valid for the whole reconcile (the controller owns
+// the context until the reconcile's awaitable completed).
+//
+// Writes and the hot-loop alarm: every write reported through the context's
+// hooks (the controller helpers report theirs) is counted per reconcile. A
+// no-op write goes to controller_metrics::noop_write. When one key has more
+// than `hot_loop.max_writing_reconciles` writing reconciles within
+// `hot_loop.window` (default: more than 10 in 5 minutes), the controller
+// logs one warning per key and window naming the key and what was written,
+// records a Warning Event `HotLoop` on the object (when `events` and
+// `read_primary` are set), and counts controller_metrics::hot_loop_detected
+// (kcoro_hot_loop_detected_total). See hot_loop_tracker.hpp.
 //
 // Stop and cancellation:
 //  - `stop()` stops intake (the queue shuts down; enqueue does nothing), lets
@@ -40,10 +59,10 @@
 // `cache_sync_timeout` (default 2 min) before starting workers; an error is
 // logged, kept in last_error(), and run() returns without reconciling.
 //
-// Lifetime: the clock and the metrics sinks must outlive the controller; the
-// controller must outlive its run() and every source that calls enqueue
-// (handlers registered with `watch()` become no-ops once it is destroyed,
-// whichever of the informer and the controller goes first).
+// Lifetime: the clock, the metrics sinks and the event recorder must outlive
+// the controller; the controller must outlive its run() and every source
+// that calls enqueue (handlers registered with `watch()` become no-ops once
+// it is destroyed, whichever of the informer and the controller goes first).
 // Thread safety: none; every call on the io_context's thread.
 #pragma once
 
@@ -54,7 +73,9 @@
 #include <kcoro/io/clock.hpp>
 #include <kcoro/runtime/async_work_queue.hpp>
 #include <kcoro/runtime/informer.hpp>
+#include <kcoro/runtime/hot_loop_tracker.hpp>
 #include <kcoro/runtime/rate_limiter.hpp>
+#include <kcoro/runtime/reconcile_context.hpp>
 #include <kcoro/runtime/reconcile_result.hpp>
 #include <kcoro/runtime/runnable.hpp>
 
@@ -69,16 +90,6 @@
 #include <string_view>
 
 namespace kcoro::runtime {
-
-/// What one reconcile gets besides its key.
-struct reconcile_context {
-    object_key key;
-    /// Random, UUID-like (8-4-4-4-12 hex), unique per reconcile.
-    std::string reconcile_id;
-    /// The controller's logger with controller, controllerGroup,
-    /// controllerKind, namespace, name and reconcileID bound.
-    kcoro::logger log;
-};
 
 /// A reconciler that takes the key only.
 using reconcile_func =
@@ -114,6 +125,17 @@ struct controller_options {
     std::chrono::nanoseconds cache_sync_timeout = std::chrono::minutes(2);
     /// How often unfinished work / longest running are reported (client-go: 500 ms).
     std::chrono::nanoseconds metrics_period = std::chrono::milliseconds(500);
+    /// The hot-loop alarm's threshold (hot_loop_tracker.hpp; 0 disables it).
+    hot_loop_options hot_loop{};
+    /// Handed to every reconcile (reconcile_context::events) and used for
+    /// the HotLoop Event; may be null.
+    event_recorder* events = nullptr;
+    /// The primary object of a key from the cache, for the HotLoop Event (may be empty).
+    std::function<object_ptr(const object_key&)> read_primary{};
+    /// Handed to every reconcile (reconcile_context::field_manager, read_owned);
+    /// an empty field manager hands over the controller's name.
+    std::string field_manager{};
+    owned_reader read_owned{};
 };
 
 /// Counters for tests and diagnostics (the metrics sinks get the same).
@@ -123,6 +145,9 @@ struct controller_stats {
     std::uint64_t terminal = 0;
     std::uint64_t panics = 0;
     std::size_t max_in_flight = 0; // the most reconciles seen in flight at once
+    std::uint64_t writes = 0;      // writes reported through the reconciles' hooks
+    std::uint64_t noop_writes = 0; // of which changed nothing
+    std::uint64_t hot_loops = 0;   // hot-loop alarms raised
 };
 
 class controller final : public runnable {

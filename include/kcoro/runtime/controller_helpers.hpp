@@ -1,17 +1,21 @@
 // What a reconciler needs around its writes, as controller-runtime's
 // controllerutil and apimachinery's meta packages have it: pure decisions
 // (ownership, drift, conditions, status equality) plus thin coroutines over
-// the client that perform them.
+// the client that perform them. Children by server-side apply are in
+// apply_owned.hpp, the finalizer helper in finalizer.hpp.
 //
 //  - set_controller_reference: adds (or refreshes) the controller owner
 //    reference; refuses when another controller owns the object.
 //  - matches_desired / make_drift_patch: "drift" is any field of `desired`
 //    (outside metadata and status) that `current` lacks or holds with
-//    another value (objects compare as subsets, arrays and scalars exactly,
-//    as a JSON merge patch would apply them), plus desired labels,
-//    annotations and owner references. The patch is a merge patch carrying
+//    another value (objects compare as subsets; lists must have the desired
+//    items in order, each compared as a subset, so server-filled defaults
+//    inside items, such as a Service port's `protocol: TCP`, are not drift;
+//    scalars exactly), plus desired labels, annotations and owner
+//    references. The patch is a merge patch carrying
 //    metadata.resourceVersion, so a stale read fails with 409 Conflict
 //    instead of overwriting a newer write; other owner references are kept.
+//    (A merge patch replaces a list whole: a drifted list is sent whole.)
 //  - create_or_patch: get; NotFound -> create; AlreadyExists on the create
 //    (a lost response, another replica) -> read again and verify; an object
 //    with the name that `owner` does not control -> error "name conflict"
@@ -22,12 +26,21 @@
 //  - update_status_if_changed: no write when the status is equal (json_equal).
 //  - set_status_condition: set_condition with observedGeneration filled from
 //    metadata.generation, and status.observedGeneration kept in step.
-//  - noop writes: a write that returned the resourceVersion it was given
-//    changed nothing; `helper_options::noop_write` is told (wire it to
-//    server::metrics_registry::noop_write -> kcoro_noop_writes_total).
+//  - every write is reported to `helper_options::on_write` (write_hooks.hpp);
+//    a reconcile's `ctx.helpers` counts them for the controller (no-op
+//    writes, the hot-loop alarm).
+//
+// Which to use for children: apply_owned (server-side apply, the
+// controller-runtime recommendation) for objects the controller owns
+// outright; create_or_patch when a merge patch is needed (resources that
+// do not support apply, objects without an owner, or when the repair must
+// carry a resourceVersion precondition).
 //
 // The coroutines take their arguments by value (they outlive the caller's
-// temporaries) and have no defaulted parameters (g++ 12, TOOLCHAIN.md).
+// temporaries) and have no defaulted parameters (g++ 12, docs/toolchain.md);
+// helper_options is not an aggregate, so `helper_options{}` in a co_await
+// operand is safe. A capturing lambda written inside the co_await operand
+// (as `mutate`) is not: name it first (docs/toolchain.md).
 // Thread safety: functions; the client's rules apply to the coroutines.
 #pragma once
 
@@ -37,6 +50,8 @@
 #include <kcoro/core/resource.hpp>
 #include <kcoro/core/time.hpp>
 #include <kcoro/runtime/conditions.hpp>
+#include <kcoro/runtime/reconcile_context.hpp>
+#include <kcoro/runtime/write_hooks.hpp>
 
 #include <boost/asio/awaitable.hpp>
 #include <boost/json/object.hpp>
@@ -63,11 +78,15 @@ result<bool> set_controller_reference(boost::json::object& child, const boost::j
 /// The error set_controller_reference and create_or_patch return for an
 /// object another controller owns.
 bool is_already_owned(const error& e) noexcept;
-/// create_or_patch's error for an existing object `owner` does not control.
+/// create_or_patch's and apply_owned's error for an existing object `owner`
+/// does not control (AlreadyExists, "name conflict: ...").
 bool is_name_conflict(const error& e) noexcept;
+/// That error for `existing` and `owner`.
+error name_conflict(const boost::json::object& existing, const boost::json::object& owner);
 
 /// `sub` is contained in `super`: objects member by member (recursively; a
-/// null member means "absent"), anything else by json_equal.
+/// null member means "absent"), arrays item by item in order with equal
+/// sizes (each item contained in the other's), anything else by json_equal.
 bool json_subset(const boost::json::value& sub, const boost::json::value& super) noexcept;
 /// `current` already holds what `desired` asks for (see the header comment).
 bool matches_desired(const boost::json::object& current, const boost::json::object& desired);
@@ -86,18 +105,11 @@ bool is_noop_write(const boost::json::object& before, const boost::json::object&
 
 // --- coroutines over the client --------------------------------------------
 
-struct helper_options {
-    /// Called with the resource when a write changed nothing (may be empty).
-    std::function<void(const group_version_resource& gvr)> noop_write;
-    finalizer_guard guard = finalizer_guard::finalizers;
-};
-
-enum class write_op { none, created, patched, updated };
-std::string_view to_string(write_op op) noexcept;
-
 struct write_result {
     object_ptr object;  // the object as the server last answered (or as read)
     write_op op = write_op::none;
+    /// Why it wrote: the drift found (apply_owned: apply_drift's text).
+    std::string drift{};
 };
 /// "created demo-observed@rv 7", for test failures and logs.
 std::ostream& operator<<(std::ostream& os, const write_result& r);

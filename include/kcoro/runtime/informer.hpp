@@ -2,10 +2,12 @@
 // namespace with one selector) feeding one object_cache, and the handlers
 // that want its add/update/delete notifications.
 //
-//   runtime::informer inf(client, clock, ex, {.gvr = resources::configmaps()});
-//   inf.add_handlers({.on_add = [](const object_ptr& o) { ... }});
+//   runtime::informer inf(client, clock, ex, {.key = {.gvr = resources::configmaps()}});
+//   inf.add_handlers({.on_add = [&](const object_ptr& o) { ... }});
 //   co_spawn(ex, inf.run(), detached);
 //   auto synced = co_await inf.wait_for_sync();   // 403 on the list: error at once
+//
+// (test/integration/header_examples_test.cpp runs it.)
 //
 //  - Handlers may be added before or after start; a late handler first gets
 //    a synthetic add for every cached object (as client-go does).
@@ -48,10 +50,10 @@ class watcher;
 
 /// What one shared informer watches; equal keys share one informer.
 struct informer_key {
-    group_version_resource gvr;
-    std::string namespace_;  // empty: all namespaces
-    std::string label_selector;
-    std::string field_selector;
+    group_version_resource gvr{};
+    std::string namespace_{};  // empty: all namespaces
+    std::string label_selector{};
+    std::string field_selector{};
     bool metadata_only = false;
     friend bool operator==(const informer_key&, const informer_key&) = default;
     friend auto operator<=>(const informer_key&, const informer_key&) = default;
@@ -60,28 +62,30 @@ struct informer_key {
 std::string to_string(const informer_key& k);
 
 struct informer_options {
-    informer_key key;
+    informer_key key{};
     /// Empty: strip managedFields (metadata_only: metadata_only_transform).
-    transform_func transform;
+    transform_func transform{};
+    /// cache_options::kept_managers (ignored with a transform).
+    std::shared_ptr<const std::vector<std::string>> kept_managers{};
     /// Replays the cache as updates; 0 disables. Jittered by up to 10%.
     std::chrono::nanoseconds resync_period = std::chrono::hours(10);
-    watcher_options watcher;
+    watcher_options watcher{};
     /// kcoro_informer_* metrics; may be null.
     informer_metrics* metrics = nullptr;
     /// Watcher failures and handler exceptions (default: prints nothing).
-    kcoro::logger log;
+    kcoro::logger log{};
     /// Called whenever has_synced() or the outcome wait_for_sync would report
     /// may have changed, and when run() returns (the factory listens). May be empty.
-    std::function<void()> on_state_change;
+    std::function<void()> on_state_change{};
 };
 
 struct event_handlers {
-    std::function<void(const object_ptr& obj)> on_add;
+    std::function<void(const object_ptr& obj)> on_add{};
     /// Also called by resync with old == obj.
-    std::function<void(const object_ptr& old_obj, const object_ptr& obj)> on_update;
+    std::function<void(const object_ptr& old_obj, const object_ptr& obj)> on_update{};
     /// tombstone: the delete was not observed (the object vanished in a
     /// relist); obj is its last known state.
-    std::function<void(const object_ptr& obj, bool tombstone)> on_delete;
+    std::function<void(const object_ptr& obj, bool tombstone)> on_delete{};
 };
 
 using handler_id = std::uint64_t;
@@ -109,8 +113,9 @@ public:
     /// will not heal by retrying (401, 403, 404 of the resource: that error,
     /// at once), or at the timeout (kcoro_errc::not_synced, with the last
     /// error seen in the message). Stopped before sync: kcoro_errc::cancelled.
-    boost::asio::awaitable<result<void>> wait_for_sync(
-        std::chrono::nanoseconds timeout = std::chrono::minutes(2));
+    boost::asio::awaitable<result<void>> wait_for_sync(std::chrono::nanoseconds timeout);
+    /// wait_for_sync(2 minutes).
+    boost::asio::awaitable<result<void>> wait_for_sync() { return wait_for_sync(std::chrono::minutes(2)); }
 
     const object_cache& cache() const noexcept;
     const informer_key& key() const noexcept;

@@ -2,12 +2,14 @@
 // informer_key, shared by every controller that asks for it, started and
 // synced together, with cached reads.
 //
-//   runtime::informer_factory cache(client, clock, ex, {.namespace_ = "team-a"});
+//   runtime::informer_factory cache(client, clock, ex, {.namespace_ = "default"});
 //   auto& cms = cache.get_or_create({.gvr = resources::configmaps()});
 //   cms.add_handlers(...);
 //   co_spawn(ex, cache.run(), detached);        // the manager does this
 //   co_await cache.wait_for_sync();
-//   auto cm = cache.get(resources::configmaps(), {"team-a", "x"});
+//   auto cm = cache.get(resources::configmaps(), {"default", "x"});
+//
+// (test/integration/header_examples_test.cpp runs it.)
 //
 // An informer asked for after run() started is started at once.
 // `namespace_` scopes every informer of a namespaced resource (the
@@ -35,18 +37,18 @@ namespace kcoro::runtime {
 
 struct informer_factory_options {
     /// Default namespace of informers whose key leaves it empty ("" = all).
-    std::string namespace_;
+    std::string namespace_{};
     std::chrono::nanoseconds resync_period = std::chrono::hours(10);
     /// Metrics per informer (e.g. metrics_registry::make_informer_metrics); may be empty.
-    std::function<std::unique_ptr<informer_metrics>(const informer_key&)> make_metrics;
+    std::function<std::unique_ptr<informer_metrics>(const informer_key&)> make_metrics{};
     /// Random source for watch timeouts and jitter (tests seed it); empty: a real one.
-    std::function<double()> random;
+    std::function<double()> random{};
     /// Whether a resource is namespaced (the namespace_ default applies only
     /// to those); empty: every resource but the built-in cluster-scoped ones
     /// (namespaces, nodes, CRDs, cluster RBAC, ...; see is_cluster_scoped).
-    std::function<bool(const group_version_resource&)> is_namespaced;
+    std::function<bool(const group_version_resource&)> is_namespaced{};
     /// Handed to every informer (watcher failures, handler exceptions).
-    kcoro::logger log;
+    kcoro::logger log{};
 };
 
 /// The built-in cluster-scoped resources (namespaces, nodes, persistentvolumes,
@@ -74,8 +76,9 @@ public:
 
     bool has_synced() const;
     /// Waits for every informer (see informer::wait_for_sync): the first error wins.
-    boost::asio::awaitable<result<void>> wait_for_sync(
-        std::chrono::nanoseconds timeout = std::chrono::minutes(2));
+    boost::asio::awaitable<result<void>> wait_for_sync(std::chrono::nanoseconds timeout);
+    /// wait_for_sync(2 minutes).
+    boost::asio::awaitable<result<void>> wait_for_sync() { return wait_for_sync(std::chrono::minutes(2)); }
 
     // Cached reads from the full-object informer of gvr in the default scope.
     object_ptr get(const group_version_resource& gvr, const object_key& key);
@@ -84,6 +87,14 @@ public:
                                      std::string_view value);
 
     const informer_factory_options& options() const noexcept { return opts_; }
+
+    /// Keeps the managedFields entries of `field_manager` in every object
+    /// the full-object informers of this factory cache (the others are still
+    /// stripped; keep_managed_fields_transform), so that server-side applies
+    /// can be compared with the cache (runtime::apply_owned) instead of a
+    /// GET. Takes effect for objects stored from now on: call it before run().
+    void keep_managed_fields_of(std::string field_manager);
+    const std::vector<std::string>& kept_field_managers() const noexcept;
 
 private:
     struct impl;

@@ -41,6 +41,7 @@
 #include <functional>
 #include <iosfwd>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <string_view>
@@ -59,11 +60,24 @@ using transform_func = std::function<object_ptr(object_ptr)>;
 object_ptr strip_managed_fields_transform(object_ptr obj);
 /// apiVersion, kind and metadata (without managedFields) only.
 object_ptr metadata_only_transform(object_ptr obj);
+/// The object with only the managedFields entries of `managers` (the field
+/// managers of this process's server-side applies: what apply_drift needs
+/// to see what they own), the others stripped. managedFields is left as an
+/// array, empty when none of them has an entry, so a reader can tell a
+/// filtered object (the key present) from a stripped one (absent). The same
+/// pointer when nothing changes.
+object_ptr keep_managed_fields_transform(object_ptr obj, const std::vector<std::string>& managers);
 
 struct cache_options {
     /// Empty: strip managedFields (or metadata-only when metadata_only).
     transform_func transform;
     bool metadata_only = false;
+    /// Field managers whose managedFields entries are kept (the others are
+    /// stripped: keep_managed_fields_transform), read each time an object is
+    /// stored, so a manager added later applies from then on. Null or empty:
+    /// the built-in filter, which writes the compact text without copying.
+    /// Ignored when `transform` is set.
+    std::shared_ptr<const std::vector<std::string>> kept_managers{};
 };
 
 enum class notification_type { added, updated, deleted };
@@ -174,6 +188,7 @@ private:
 
     object_ptr transform(object_ptr obj) const;
     compact_filter filter() const noexcept;
+    bool keeps_managers() const noexcept;
     prepared prepare(const object_ptr& raw, bool want_view);
     std::vector<std::vector<std::string>> index_values_of(const boost::json::object& obj) const;
     void index_slot(const slot& s);

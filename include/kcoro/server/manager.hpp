@@ -41,7 +41,7 @@
 //           [&](kcoro::server::flag_set& f) { f.add_string("registry-namespace", &registry_ns, "..."); });
 //       if (!start.mgr) return start.exit_code;
 //       auto& mgr = *start.mgr;
-//       mgr.add(std::make_unique<my_controller>(mgr, ...));
+//       mgr.controller("my-controller").for_(kcoro::resources::configmaps()).complete(reconcile);
 //       return mgr.run();
 //   }
 //
@@ -69,11 +69,13 @@
 #include <kcoro/client/environment.hpp>
 #include <kcoro/core/error.hpp>
 #include <kcoro/core/log.hpp>
+#include <kcoro/core/resource_table.hpp>
 #include <kcoro/io/clock.hpp>
 #include <kcoro/runtime/event_recorder.hpp>
 #include <kcoro/runtime/informer_factory.hpp>
 #include <kcoro/runtime/leader_elector.hpp>
 #include <kcoro/runtime/runnable.hpp>
+#include <kcoro/server/controller_builder.hpp>
 #include <kcoro/server/flags.hpp>
 #include <kcoro/server/health.hpp>
 #include <kcoro/server/metrics.hpp>
@@ -183,6 +185,15 @@ public:
     runtime::event_recorder& events(std::string_view reporting_controller);
     /// events(name()).
     runtime::event_recorder& recorder();
+    /// Which kind each resource serves (built-in resources; add custom
+    /// resources here once), for controller(...).for_(gvr).
+    resource_table& resources() noexcept;
+
+    // --- controllers, the short way ------------------------------------------
+    /// A builder whose complete() wires metrics, logger, flags, events, the
+    /// field manager and the hot-loop alarm, and adds the controller here
+    /// (controller_builder.hpp).
+    controller_builder controller(std::string name);
 
     // --- what the manager runs ---------------------------------------------
     /// Adds a runnable (borrowed; must outlive the manager). Runnables added

@@ -61,7 +61,9 @@ public:
 
     /// controller_runtime_* for `controller`; pre-sets reconcile_total for the
     /// four results, the error/panic counters and both gauges to 0, as
-    /// controller-runtime does when a controller starts.
+    /// controller-runtime does when a controller starts. The sink also counts
+    /// kcoro_noop_writes_total{controller,resource} and
+    /// kcoro_hot_loop_detected_total{controller} (pre-set to 0).
     std::unique_ptr<controller_metrics> make_controller_metrics(const std::string& controller);
 
     /// workqueue_* with labels name=`name`, controller=`controller`

@@ -1,7 +1,9 @@
 #include "mirror.hpp"
 
 #include <kcoro/core/object.hpp>
+#include <kcoro/runtime/apply_owned.hpp>
 #include <kcoro/runtime/builder.hpp>
+#include <kcoro/server/manager.hpp>
 
 #include <utility>
 
@@ -28,30 +30,28 @@ json::object desired_child(const json::object& parent) {
     return child;
 }
 
-reconciler::reconciler(kcoro::client::client& client, parent_reader read_parent,
-                       kcoro::runtime::helper_options helpers, kcoro::logger log)
-    : client_(client), read_parent_(std::move(read_parent)), helpers_(std::move(helpers)), log_(std::move(log)) {}
+reconciler::reconciler(kcoro::client::client& client, parent_reader read_parent)
+    : client_(client), read_parent_(std::move(read_parent)) {}
 
-asio::awaitable<result<reconcile_result>> reconciler::reconcile(const kcoro::object_key& k) {
-    const kcoro::object_key key = k;
-    auto parent = read_parent_(key);
+asio::awaitable<result<reconcile_result>> reconciler::reconcile(kcoro::runtime::reconcile_context ctx) {
+    auto parent = read_parent_(ctx.key);
     if (!parent) {
         // Gone (or no longer managed): the garbage collector removes the child.
-        log_.debug("parent not found; nothing to do", {{"parent", key.str()}});
+        ctx.log.debug("parent not found; nothing to do");
         co_return kcoro::runtime::success();
     }
     if (kcoro::is_being_deleted(*parent)) {
         co_return kcoro::runtime::success();
     }
-    auto desired = desired_child(*parent);
-    auto op = kcoro::runtime::create_or_patch(client_, kcoro::resources::configmaps(), std::move(desired), parent,
-                                              kcoro::runtime::mutate_func{}, helpers_);
-    auto written = co_await std::move(op);
+    auto written =
+        co_await kcoro::runtime::apply_owned(client_, ctx, kcoro::resources::configmaps(), desired_child(*parent), parent);
     if (!written) {
-        co_return written.error().with_context("ensure child " + child_name(key.name));
+        co_return written.error().with_context("ensure child " + child_name(ctx.key.name));
     }
     if (written->op != kcoro::runtime::write_op::none) {
-        log_.info("child written", {{"child", child_name(key.name)}, {"op", kcoro::runtime::to_string(written->op)}});
+        ctx.log.info("child written", {{"child", child_name(ctx.key.name)},
+                                       {"op", kcoro::runtime::to_string(written->op)},
+                                       {"drift", written->drift}});
     }
     co_return kcoro::runtime::success();
 }
@@ -75,19 +75,26 @@ parent_reader cache_reader(kcoro::runtime::informer_factory& factory) {
     return [inf](const kcoro::object_key& key) { return inf->cache().get(key); };
 }
 
+kcoro::runtime::controller& add_to(kcoro::server::manager& mgr, reconciler& rec) {
+    return mgr.controller(std::string(controller_name))
+        .for_(parents_key())
+        .owns(children_key())
+        .complete([&rec](const kcoro::runtime::reconcile_context& ctx) { return rec.reconcile(ctx); });
+}
+
 std::unique_ptr<kcoro::runtime::controller> make_controller(kcoro::runtime::informer_factory& factory,
                                                             kcoro::io::clock& clk, asio::any_io_executor ex,
                                                             reconciler& rec,
                                                             kcoro::runtime::controller_options opts) {
     if (opts.name.empty()) {
-        opts.name = "configmap-mirror";
+        opts.name = std::string(controller_name);
     }
     return kcoro::runtime::builder(factory, clk, std::move(ex))
         .named(opts.name)
         .for_(parents_key(), {"", "ConfigMap"})
         .owns(children_key())
         .with_options(std::move(opts))
-        .complete([&rec](const kcoro::object_key& key) { return rec.reconcile(key); });
+        .complete([&rec](const kcoro::runtime::reconcile_context& ctx) { return rec.reconcile(ctx); });
 }
 
 } // namespace mirror

@@ -105,7 +105,7 @@ asio::awaitable<result<void>> client::wait_for_token_bucket() {
     co_return result<void>{};
 }
 
-asio::awaitable<result<http_response>> client::send(const api_request& req) {
+asio::awaitable<result<http_response>> client::send(api_request req) {
     retry_policy policy(req, opts_.max_retries);
     for (;;) {
         auto limited = co_await wait_for_token_bucket();
@@ -144,13 +144,11 @@ asio::awaitable<result<object_ptr>> client::send_for_object(result<api_request> 
     co_return decode_object_body(r->body);
 }
 
-asio::awaitable<result<object_ptr>> client::get(const group_version_resource& gvr, const object_key& key,
-                                                const get_options& opts) {
+asio::awaitable<result<object_ptr>> client::get(group_version_resource gvr, object_key key, get_options opts) {
     co_return co_await send_for_object(get_request(gvr, key, opts));
 }
 
-asio::awaitable<result<list_result>> client::list(const group_version_resource& gvr, std::string_view ns,
-                                                  const list_options& opts) {
+asio::awaitable<result<list_result>> client::list(group_version_resource gvr, std::string ns, list_options opts) {
     auto req = list_request(gvr, ns, opts);
     if (!req) {
         co_return req.error();
@@ -162,7 +160,7 @@ asio::awaitable<result<list_result>> client::list(const group_version_resource& 
     co_return decode_list_body(r->body);
 }
 
-asio::awaitable<result<list_result>> client::list_all(const group_version_resource& gvr, std::string_view ns,
+asio::awaitable<result<list_result>> client::list_all(group_version_resource gvr, std::string ns,
                                                       list_options opts) {
     if (opts.limit == 0) {
         opts.limit = 500;  // client-go's pager default
@@ -189,24 +187,23 @@ asio::awaitable<result<list_result>> client::list_all(const group_version_resour
     }
 }
 
-asio::awaitable<result<object_ptr>> client::create(const group_version_resource& gvr, std::string_view ns,
-                                                   const boost::json::object& obj, const create_options& opts) {
+asio::awaitable<result<object_ptr>> client::create(group_version_resource gvr, std::string ns,
+                                                   boost::json::object obj, create_options opts) {
     co_return co_await send_for_object(create_request(gvr, ns, obj, opts));
 }
 
-asio::awaitable<result<object_ptr>> client::update(const group_version_resource& gvr,
-                                                   const boost::json::object& obj, const update_options& opts) {
+asio::awaitable<result<object_ptr>> client::update(group_version_resource gvr, boost::json::object obj,
+                                                   update_options opts) {
     co_return co_await send_for_object(update_request(gvr, obj, opts));
 }
 
-asio::awaitable<result<object_ptr>> client::patch(const group_version_resource& gvr, const object_key& key,
-                                                  std::string patch, const patch_options& opts) {
-    co_return co_await send_for_object(patch_request(gvr, key, std::move(patch), opts));
+asio::awaitable<result<object_ptr>> client::patch(group_version_resource gvr, object_key key, std::string body,
+                                                  patch_options opts) {
+    co_return co_await send_for_object(patch_request(gvr, key, std::move(body), opts));
 }
 
-asio::awaitable<result<object_ptr>> client::apply(const group_version_resource& gvr,
-                                                  const boost::json::object& obj, std::string field_manager,
-                                                  bool force) {
+asio::awaitable<result<object_ptr>> client::apply(group_version_resource gvr, boost::json::object obj,
+                                                  std::string field_manager, bool force) {
     patch_options opts;
     opts.type = patch_type::apply;
     opts.field_manager = std::move(field_manager);
@@ -214,32 +211,31 @@ asio::awaitable<result<object_ptr>> client::apply(const group_version_resource& 
     co_return co_await send_for_object(patch_request(gvr, key_of(obj), boost::json::serialize(obj), opts));
 }
 
-asio::awaitable<result<object_ptr>> client::remove(const group_version_resource& gvr, const object_key& key,
-                                                   const delete_options& opts) {
+asio::awaitable<result<object_ptr>> client::remove(group_version_resource gvr, object_key key,
+                                                   delete_options opts) {
     co_return co_await send_for_object(delete_request(gvr, key, opts));
 }
 
-asio::awaitable<result<object_ptr>> client::get_status(const group_version_resource& gvr, const object_key& key) {
+asio::awaitable<result<object_ptr>> client::get_status(group_version_resource gvr, object_key key) {
     get_options opts;
     opts.subresource = "status";
     co_return co_await send_for_object(get_request(gvr, key, opts));
 }
 
-asio::awaitable<result<object_ptr>> client::update_status(const group_version_resource& gvr,
-                                                          const boost::json::object& obj, update_options opts) {
+asio::awaitable<result<object_ptr>> client::update_status(group_version_resource gvr, boost::json::object obj,
+                                                          update_options opts) {
     opts.subresource = "status";
     co_return co_await send_for_object(update_request(gvr, obj, opts));
 }
 
-asio::awaitable<result<object_ptr>> client::patch_status(const group_version_resource& gvr,
-                                                         const object_key& key, std::string patch,
-                                                         patch_options opts) {
+asio::awaitable<result<object_ptr>> client::patch_status(group_version_resource gvr, object_key key,
+                                                         std::string body, patch_options opts) {
     opts.subresource = "status";
-    co_return co_await send_for_object(patch_request(gvr, key, std::move(patch), opts));
+    co_return co_await send_for_object(patch_request(gvr, key, std::move(body), opts));
 }
 
-asio::awaitable<result<watch_stream>> client::watch(const group_version_resource& gvr, std::string_view ns,
-                                                    const watch_options& opts) {
+asio::awaitable<result<watch_stream>> client::watch(group_version_resource gvr, std::string ns,
+                                                    watch_options opts) {
     auto req = watch_request(gvr, ns, opts);
     if (!req) {
         co_return req.error();

@@ -105,24 +105,28 @@ asio::awaitable<result<resource_info>> discovery_client::lookup(Lookup f, std::s
     co_return error(kcoro_errc::unsupported, "the server doesn't have a resource type " + what);
 }
 
-asio::awaitable<result<resource_info>> discovery_client::find(const group_version_kind& gvk) {
+// The lookups are named before the co_await (a capturing lambda temporary in
+// a co_await operand is destroyed twice by g++ 12: docs/toolchain.md).
+asio::awaitable<result<resource_info>> discovery_client::find(group_version_kind gvk) {
     std::ostringstream what;
     what << gvk;
     auto f = [gvk](const discovery_cache& c) { return c.find(gvk); };
-    co_return co_await lookup(f, "for " + what.str());
+    auto op = lookup(std::move(f), "for " + what.str());
+    co_return co_await std::move(op);
 }
 
-asio::awaitable<result<resource_info>> discovery_client::find(const group_version_resource& gvr) {
+asio::awaitable<result<resource_info>> discovery_client::find(group_version_resource gvr) {
     std::ostringstream what;
     what << gvr;
     auto f = [gvr](const discovery_cache& c) { return c.find(gvr); };
-    co_return co_await lookup(f, "\"" + what.str() + "\"");
+    auto op = lookup(std::move(f), "\"" + what.str() + "\"");
+    co_return co_await std::move(op);
 }
 
-asio::awaitable<result<resource_info>> discovery_client::resolve(std::string_view name) {
-    std::string n(name);
-    auto f = [n](const discovery_cache& c) { return c.resolve(n); };
-    co_return co_await lookup(f, "\"" + n + "\"");
+asio::awaitable<result<resource_info>> discovery_client::resolve(std::string name) {
+    auto f = [name](const discovery_cache& c) { return c.resolve(name); };
+    auto op = lookup(std::move(f), "\"" + name + "\"");
+    co_return co_await std::move(op);
 }
 
 } // namespace kcoro::client

@@ -146,7 +146,7 @@ asio::awaitable<result<http_response>> transport::attempt(const api_request& req
     }
 }
 
-asio::awaitable<result<http_response>> transport::round_trip(const api_request& req) {
+asio::awaitable<result<http_response>> transport::round_trip(api_request req) {
     for (int auth_try = 0;; ++auth_try) {
         std::string token;
         if (opts_.auth.bearer_token) {
@@ -167,8 +167,8 @@ asio::awaitable<result<http_response>> transport::round_trip(const api_request& 
     }
 }
 
-asio::awaitable<result<http_response>> transport::send(const api_request& req) {
-    auto r = co_await round_trip(req);
+asio::awaitable<result<http_response>> transport::send(api_request req) {
+    auto r = co_await round_trip(std::move(req));
     if (r && (r->status < 200 || r->status > 299)) {
         co_return error_from_response(*r);
     }

@@ -1,5 +1,5 @@
 // Streaming answers (watch): a dedicated connection whose body is read as it
-// arrives, never waiting for the end of an endless stream (TOOLCHAIN.md #4).
+// arrives, never waiting for the end of an endless stream (docs/toolchain.md, Beast).
 #include "detail/connection.hpp"
 
 #include <array>
@@ -141,7 +141,7 @@ asio::awaitable<result<std::unique_ptr<body_stream>>> transport::open_attempt(co
     co_return std::unique_ptr<body_stream>(std::move(stream));
 }
 
-asio::awaitable<result<std::unique_ptr<body_stream>>> transport::open_stream(const api_request& req) {
+asio::awaitable<result<std::unique_ptr<body_stream>>> transport::open_stream(api_request req) {
     for (int auth_try = 0;; ++auth_try) {
         std::string token;
         if (opts_.auth.bearer_token) {

@@ -37,6 +37,11 @@ void async_work_queue::add_rate_limited(const object_key& key) {
     notify();
 }
 
+void async_work_queue::apply(const reconcile_decision& d, const object_key& key) {
+    runtime::apply(d, queue_, key, clock_.now());
+    notify();  // a delayed add may have moved the earliest deadline
+}
+
 void async_work_queue::done(const object_key& key) {
     if (queue_.is_processing(key) && in_flight_ > 0) {
         --in_flight_;
@@ -75,7 +80,7 @@ asio::awaitable<std::optional<object_key>> async_work_queue::get() {
         }
         auto deadline = queue_.next_deadline();
         if (deadline && in_flight_ < max_concurrent_) {
-            // Awaitables named first (TOOLCHAIN.md: g++ 12 and temporaries in co_await).
+            // Awaitables named first (docs/toolchain.md: g++ 12 and temporaries in co_await).
             auto signalled = wait_signal(epoch);
             auto timer = clock_.sleep_until(*deadline);
             co_await (std::move(signalled) || std::move(timer));

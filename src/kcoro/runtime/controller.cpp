@@ -1,5 +1,7 @@
 #include <kcoro/runtime/controller.hpp>
 
+#include <kcoro/runtime/event_recorder.hpp>
+
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/bind_cancellation_slot.hpp>
 #include <boost/asio/cancellation_signal.hpp>
@@ -11,6 +13,7 @@
 #include <boost/system/system_error.hpp>
 
 #include <algorithm>
+#include <deque>
 #include <cstdio>
 #include <exception>
 #include <random>
@@ -61,6 +64,9 @@ struct controller::impl {
 
     asio::awaitable<void> worker();
     asio::awaitable<void> process(object_key key);
+    void report_hot_loop(const reconcile_context& ctx, const hot_loop_alarm& alarm);
+    std::size_t acquire_tally();
+    void count_write(std::size_t slot, std::uint64_t serial, const write_record& w);
     void task_finished(bool is_worker);
 
     asio::any_io_executor ex;
@@ -71,6 +77,18 @@ struct controller::impl {
     kcoro::logger log;
 
     controller_stats stats;
+    hot_loop_tracker hot_loops{opts.hot_loop};
+    // The writes each reconcile in flight reported (one slot per reconcile
+    // in flight, reused).
+    struct write_tally {
+        std::uint64_t serial = 0;
+        std::size_t writes = 0;
+        std::size_t noop_writes = 0;
+        std::vector<std::string> what;  // descriptions, each once, at most a few
+    };
+    std::deque<write_tally> tallies;  // stable references
+    std::vector<std::size_t> free_tallies;
+    std::uint64_t tally_serial = 0;
     error last_error;
     std::size_t active = 0;
     bool started = false;
@@ -160,12 +178,57 @@ asio::awaitable<void> controller::impl::worker() {
     }
 }
 
+namespace {
+
+std::string resource_label(const group_version_resource& gvr) {
+    return gvr.group.empty() ? gvr.resource : gvr.resource + "." + gvr.group;
+}
+
+} // namespace
+
+std::size_t controller::impl::acquire_tally() {
+    if (free_tallies.empty()) {
+        tallies.emplace_back();
+        return tallies.size() - 1;
+    }
+    const auto slot = free_tallies.back();
+    free_tallies.pop_back();
+    return slot;
+}
+
+void controller::impl::count_write(std::size_t slot, std::uint64_t serial, const write_record& w) {
+    if (w.noop && opts.metrics) {
+        opts.metrics->noop_write(resource_label(w.gvr));
+    }
+    auto& t = tallies[slot];
+    if (t.serial != serial) {
+        return;  // a hook kept past its reconcile: counted in the metrics only
+    }
+    ++t.writes;
+    t.noop_writes += w.noop;
+    constexpr std::size_t max_descriptions = 8;
+    auto text = describe(w);
+    if (t.what.size() < max_descriptions && std::find(t.what.begin(), t.what.end(), text) == t.what.end()) {
+        t.what.push_back(std::move(text));
+    }
+}
+
 asio::awaitable<void> controller::impl::process(object_key key) {
     reconcile_context ctx;
     ctx.key = key;
     const auto hi = opts.random();
     ctx.reconcile_id = make_reconcile_id(hi, opts.random());
     ctx.log = log.for_reconcile(opts.name, opts.group, opts.kind, key.ns, key.name, ctx.reconcile_id);
+    ctx.events = opts.events;
+    ctx.field_manager = opts.field_manager.empty() ? opts.name : opts.field_manager;
+    ctx.read_owned = opts.read_owned;
+    // This reconcile's write counts live in a slot of the controller; the
+    // hook names the slot and the reconcile's serial (small and trivially
+    // copyable, so std::function stores it without allocating).
+    const std::size_t slot = acquire_tally();
+    const std::uint64_t serial = ++tally_serial;
+    tallies[slot].serial = serial;
+    ctx.helpers.on_write = [self = this, slot, serial](const write_record& w) { self->count_write(slot, serial, w); };
     ++active;
     stats.max_in_flight = std::max(stats.max_in_flight, active);
     if (opts.metrics) {
@@ -197,6 +260,8 @@ asio::awaitable<void> controller::impl::process(object_key key) {
         // run() was cancelled: whatever ended the reconcile (operation_aborted
         // thrown or returned) is the cancellation, not a failure.
         ctx.log.debug("Reconcile cancelled");
+        tallies[slot] = write_tally{};
+        free_tallies.push_back(slot);
         queue.done(key);
         co_return;
     }
@@ -245,21 +310,40 @@ asio::awaitable<void> controller::impl::process(object_key key) {
         ctx.log.debug("Reconcile done", {{"result", d.op == queue_op::forget ? "success" : "requeue"}});
     }
 
-    switch (d.op) {
-    case queue_op::none:
-        break;
-    case queue_op::forget:
-        queue.forget(key);
-        break;
-    case queue_op::add_rate_limited:
-        queue.add_rate_limited(key);
-        break;
-    case queue_op::forget_then_add_after:
-        queue.forget(key);
-        queue.add_after(key, d.after);
-        break;
+    {
+        auto& t = tallies[slot];
+        stats.writes += t.writes;
+        stats.noop_writes += t.noop_writes;
+        if (auto alarm = hot_loops.record(key, clk.now(), t.writes, t.noop_writes, t.what)) {
+            report_hot_loop(ctx, *alarm);
+        }
+        t = write_tally{};  // the slot's serial moves on: late hooks count nowhere
+        free_tallies.push_back(slot);
     }
+
+    queue.apply(d, key);
     queue.done(key);
+}
+
+void controller::impl::report_hot_loop(const reconcile_context& ctx, const hot_loop_alarm& alarm) {
+    ++stats.hot_loops;
+    if (opts.metrics) {
+        opts.metrics->hot_loop_detected();
+    }
+    const auto text = describe(alarm);
+    const auto window = std::chrono::duration<double>(opts.hot_loop.window).count();
+    // controller-runtime logs warnings at info with a "Warning: " prefix.
+    ctx.log.info("Warning: hot loop: every reconcile of this object writes something", {
+        {"writingReconciles", static_cast<std::int64_t>(alarm.writing_reconciles)},
+        {"seconds", std::chrono::duration<double>(alarm.span).count()},
+        {"noopWrites", static_cast<std::int64_t>(alarm.noop_writes)},
+        {"windowSeconds", window},
+        {"wrote", text}});
+    if (opts.events && opts.read_primary) {
+        if (auto obj = opts.read_primary(alarm.key)) {
+            opts.events->record(*obj, event_type::warning, "HotLoop", "Reconcile", "hot loop: " + text);
+        }
+    }
 }
 
 void controller::impl::task_finished(bool is_worker) {

@@ -48,6 +48,13 @@ json::array merged_owner_references(const json::object& current, const json::obj
     return out;
 }
 
+void report(const helper_options& opts, const group_version_resource& gvr, const object_key& key, write_op op,
+            std::string subresource, bool noop) {
+    if (opts.on_write) {
+        opts.on_write(write_record(gvr, key, op, std::move(subresource), noop));
+    }
+}
+
 // What of `desired` the controller asserts: everything but identity and
 // status, plus labels, annotations and (merged) owner references.
 json::object desired_fields(const json::object& current, const json::object& desired) {
@@ -117,6 +124,11 @@ bool is_name_conflict(const error& e) noexcept {
     return is_already_exists(e) && e.message().rfind(name_conflict_prefix, 0) == 0;
 }
 
+error name_conflict(const json::object& existing, const json::object& owner) {
+    return error(api_errc::already_exists, std::string(name_conflict_prefix) + describe(existing) +
+                                               " exists and is not controlled by " + describe(owner));
+}
+
 bool json_subset(const json::value& sub, const json::value& super) noexcept {
     if (sub.is_object() && super.is_object()) {
         const auto& sup = super.as_object();
@@ -129,6 +141,19 @@ bool json_subset(const json::value& sub, const json::value& super) noexcept {
             if (it == sup.end() || !json_subset(v, it->value())) {
                 return false;
             }
+        }
+        return true;
+    }
+    if (sub.is_array() && super.is_array()) {
+        // Lists are replaced whole by a merge patch: ours, in order, but the
+        // server may fill defaults into the items.
+        const auto& a = sub.as_array();
+        const auto& b = super.as_array();
+        if (a.size() != b.size()) {
+            return false;
+        }
+        for (std::size_t i = 0; i < a.size(); ++i) {
+            if (!json_subset(a[i], b[i])) return false;
         }
         return true;
     }
@@ -182,16 +207,6 @@ bool is_noop_write(const json::object& before, const json::object& after) noexce
     return !rv.empty() && rv == resource_version_of(after);
 }
 
-std::string_view to_string(write_op op) noexcept {
-    switch (op) {
-    case write_op::none: return "none";
-    case write_op::created: return "created";
-    case write_op::patched: return "patched";
-    case write_op::updated: return "updated";
-    }
-    return "?";
-}
-
 std::ostream& operator<<(std::ostream& os, const write_result& r) {
     os << to_string(r.op);
     if (r.object) {
@@ -212,12 +227,11 @@ asio::awaitable<result<write_result>> create_or_patch(client::client& c, group_v
         }
     }
     const object_key key = key_of(desired);
-    const get_options gopts{};
-    auto current = co_await c.get(gvr, key, gopts);
+    auto current = co_await c.get(gvr, key);
     if (!current && is_not_found(current.error())) {
-        const create_options copts{};
-        auto created = co_await c.create(gvr, key.ns, desired, copts);
+        auto created = co_await c.create(gvr, key.ns, desired);
         if (created) {
+            report(opts, gvr, key, write_op::created, "", false);
             co_return write_result{*created, write_op::created};
         }
         if (!is_already_exists(created.error())) {
@@ -225,15 +239,14 @@ asio::awaitable<result<write_result>> create_or_patch(client::client& c, group_v
         }
         // Created meanwhile (by us, with the response lost, or by someone
         // else): read it and verify it like any existing object.
-        current = co_await c.get(gvr, key, gopts);
+        current = co_await c.get(gvr, key);
     }
     if (!current) {
         co_return current.error();
     }
     const object_ptr cur = *current;
     if (owner && !is_controlled_by(*cur, uid_of(*owner))) {
-        co_return error(api_errc::already_exists, std::string(name_conflict_prefix) + describe(*cur) +
-                                                      " exists and is not controlled by " + describe(*owner));
+        co_return name_conflict(*cur, *owner);
     }
     if (mutate) {
         mutate(desired, *cur);
@@ -241,16 +254,11 @@ asio::awaitable<result<write_result>> create_or_patch(client::client& c, group_v
     if (matches_desired(*cur, desired)) {
         co_return write_result{cur, write_op::none};
     }
-    const std::string body = json::serialize(make_drift_patch(*cur, desired));
-    const patch_options popts{};
-    auto patch_op = c.patch(gvr, key, body, popts);  // awaitable named first (g++ 12)
-    auto patched = co_await std::move(patch_op);
+    auto patched = co_await c.patch(gvr, key, json::serialize(make_drift_patch(*cur, desired)));
     if (!patched) {
         co_return patched.error();
     }
-    if (is_noop_write(*cur, **patched) && opts.noop_write) {
-        opts.noop_write(gvr);
-    }
+    report(opts, gvr, key, write_op::patched, "", is_noop_write(*cur, **patched));
     co_return write_result{*patched, write_op::patched};
 }
 
@@ -268,15 +276,9 @@ asio::awaitable<result<object_ptr>> change_finalizer(client::client& c, group_ve
             co_return obj;
         }
         const object_key key = key_of(*obj);
-        patch_options popts;
-        popts.type = patch_type::json;
-        const std::string body = json::serialize(*patch);
-        auto patch_op = c.patch(gvr, key, body, popts);
-        auto r = co_await std::move(patch_op);
+        auto r = co_await c.patch(gvr, key, json::serialize(*patch), patch_options{patch_type::json});
         if (r) {
-            if (is_noop_write(*obj, **r) && opts.noop_write) {
-                opts.noop_write(gvr);
-            }
+            report(opts, gvr, key, write_op::patched, "", is_noop_write(*obj, **r));
             co_return *r;
         }
         if (what == finalizer_change::remove && is_not_found(r.error())) {
@@ -287,8 +289,7 @@ asio::awaitable<result<object_ptr>> change_finalizer(client::client& c, group_ve
         }
         // Someone changed the finalizers (or the object) since it was read:
         // read again and decide again, once.
-        const get_options gopts{};
-        auto fresh = co_await c.get(gvr, key, gopts);
+        auto fresh = co_await c.get(gvr, key);
         if (!fresh) {
             if (what == finalizer_change::remove && is_not_found(fresh.error())) {
                 co_return object_ptr{};
@@ -303,16 +304,14 @@ asio::awaitable<result<object_ptr>> change_finalizer(client::client& c, group_ve
 
 asio::awaitable<result<object_ptr>> ensure_finalizer(client::client& c, group_version_resource gvr, object_ptr obj,
                                                      std::string finalizer, helper_options opts) {
-    auto op = change_finalizer(c, std::move(gvr), std::move(obj), std::move(finalizer), std::move(opts),
-                               finalizer_change::add);
-    co_return co_await std::move(op);
+    co_return co_await change_finalizer(c, std::move(gvr), std::move(obj), std::move(finalizer), std::move(opts),
+                                        finalizer_change::add);
 }
 
 asio::awaitable<result<object_ptr>> remove_finalizer(client::client& c, group_version_resource gvr, object_ptr obj,
                                                      std::string finalizer, helper_options opts) {
-    auto op = change_finalizer(c, std::move(gvr), std::move(obj), std::move(finalizer), std::move(opts),
-                               finalizer_change::remove);
-    co_return co_await std::move(op);
+    co_return co_await change_finalizer(c, std::move(gvr), std::move(obj), std::move(finalizer), std::move(opts),
+                                        finalizer_change::remove);
 }
 
 asio::awaitable<result<write_result>> update_status_if_changed(client::client& c, group_version_resource gvr,
@@ -323,15 +322,11 @@ asio::awaitable<result<write_result>> update_status_if_changed(client::client& c
     }
     json::object copy = *current;
     copy["status"] = std::move(desired_status);
-    update_options uopts;
-    auto update_op = c.update_status(gvr, copy, uopts);
-    auto r = co_await std::move(update_op);
+    auto r = co_await c.update_status(gvr, std::move(copy));
     if (!r) {
         co_return r.error();
     }
-    if (is_noop_write(*current, **r) && opts.noop_write) {
-        opts.noop_write(gvr);
-    }
+    report(opts, gvr, key_of(*current), write_op::updated, "status", is_noop_write(*current, **r));
     co_return write_result{*r, write_op::updated};
 }
 

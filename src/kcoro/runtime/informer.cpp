@@ -64,7 +64,7 @@ struct informer::impl {
 
     impl(client::client& c, io::clock& clk, asio::any_io_executor ex, informer_options o)
         : clk_(clk), opts(with_defaults(std::move(o))), name("informer " + to_string(opts.key)),
-          cache(cache_options{opts.transform, opts.key.metadata_only}),
+          cache(cache_options{opts.transform, opts.key.metadata_only, opts.kept_managers}),
           w(c, clk, ex,
             watcher_target{opts.key.gvr, opts.key.namespace_, opts.key.label_selector, opts.key.field_selector},
             watcher_hooks{[this](const watcher_event& e) { on_event(e); },
@@ -268,7 +268,7 @@ asio::awaitable<void> informer::run() {
         co_return;
     }
     if (impl_->opts.resync_period > std::chrono::nanoseconds::zero()) {
-        // Awaitables named first (TOOLCHAIN.md).
+        // Awaitables named first (docs/toolchain.md).
         auto watch = impl_->w.run();
         auto resync = impl_->resync_loop();
         co_await (std::move(watch) || std::move(resync));

@@ -7,6 +7,7 @@
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
+#include <algorithm>
 #include <array>
 #include <exception>
 
@@ -68,6 +69,8 @@ struct informer_factory::impl {
     bool running_ = false;
     bool stopped_ = false;
     std::size_t active_ = 0;  // informer run()s not yet returned
+    // Read at transform time by every full-object informer of the factory.
+    std::shared_ptr<std::vector<std::string>> kept_managers_ = std::make_shared<std::vector<std::string>>();
     asio::steady_timer changed_;
     std::uint64_t epoch_ = 0;
 
@@ -129,6 +132,9 @@ informer& informer_factory::get_or_create(informer_key key) {
     io.metrics = sl.metrics.get();
     io.log = opts_.log;
     io.on_state_change = [&s] { s.notify(); };
+    if (!key.metadata_only) {
+        io.kept_managers = s.kept_managers_;  // read when storing: managers added later count
+    }
     sl.inf = std::make_unique<informer>(s.client_, s.clk_, s.ex_, std::move(io));
     informer& inf = *sl.inf;
     s.informers_.emplace(std::move(key), std::move(sl));
@@ -139,6 +145,17 @@ informer& informer_factory::get_or_create(informer_key key) {
     }
     s.notify();
     return inf;
+}
+
+void informer_factory::keep_managed_fields_of(std::string field_manager) {
+    auto& kept = *impl_->kept_managers_;
+    if (std::find(kept.begin(), kept.end(), field_manager) == kept.end()) {
+        kept.push_back(std::move(field_manager));
+    }
+}
+
+const std::vector<std::string>& informer_factory::kept_field_managers() const noexcept {
+    return *impl_->kept_managers_;
 }
 
 informer* informer_factory::find(const informer_key& key) {

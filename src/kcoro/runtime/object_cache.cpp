@@ -1,5 +1,6 @@
 #include <kcoro/runtime/object_cache.hpp>
 
+#include <algorithm>
 #include <ostream>
 #include <tuple>
 #include <utility>
@@ -31,6 +32,33 @@ object_ptr strip_managed_fields_transform(object_ptr obj) {
     }
     auto copy = std::make_shared<json::object>(*obj);
     strip_managed_fields(*copy);
+    return copy;
+}
+
+object_ptr keep_managed_fields_transform(object_ptr obj, const std::vector<std::string>& managers) {
+    if (!obj) {
+        return obj;
+    }
+    const auto* mf = managed_fields_of(*obj);
+    const bool ours_only = mf && mf->is_array() && std::all_of(mf->get_array().begin(), mf->get_array().end(), [&](const json::value& e) {
+        const auto* m = e.is_object() ? e.get_object().if_contains("manager") : nullptr;
+        return m && m->is_string() && std::find(managers.begin(), managers.end(), std::string_view(m->get_string())) != managers.end();
+    });
+    if (ours_only) {
+        return obj;  // share, do not copy
+    }
+    json::array kept;
+    if (mf && mf->is_array()) {
+        for (const auto& e : mf->get_array()) {
+            const auto* m = e.is_object() ? e.get_object().if_contains("manager") : nullptr;
+            if (m && m->is_string() &&
+                std::find(managers.begin(), managers.end(), std::string_view(m->get_string())) != managers.end()) {
+                kept.push_back(e);
+            }
+        }
+    }
+    auto copy = std::make_shared<json::object>(*obj);
+    mutable_metadata(*copy)["managedFields"] = std::move(kept);
     return copy;
 }
 
@@ -95,6 +123,8 @@ object_ptr object_cache::transform(object_ptr obj) const {
         } catch (...) {
             out = obj;  // a throwing hook must not take the informer down
         }
+    } else if (keeps_managers()) {
+        out = keep_managed_fields_transform(obj, *opts_.kept_managers);
     } else if (opts_.metadata_only) {
         out = metadata_only_transform(obj);
     } else {
@@ -103,8 +133,12 @@ object_ptr object_cache::transform(object_ptr obj) const {
     return out ? out : obj;
 }
 
+bool object_cache::keeps_managers() const noexcept {
+    return !opts_.metadata_only && opts_.kept_managers && !opts_.kept_managers->empty();
+}
+
 compact_filter object_cache::filter() const noexcept {
-    if (opts_.transform) {
+    if (opts_.transform || keeps_managers()) {
         return compact_filter::none;  // the hook decided what to keep
     }
     return opts_.metadata_only ? compact_filter::metadata_only : compact_filter::strip_managed_fields;
@@ -124,7 +158,7 @@ std::vector<std::vector<std::string>> object_cache::index_values_of(const json::
 
 object_cache::prepared object_cache::prepare(const object_ptr& raw, bool want_view) {
     prepared p;
-    if (opts_.transform) {
+    if (opts_.transform || keeps_managers()) {
         p.view = transform(raw);
         p.block = compact_object::make(*p.view, compact_filter::none, index_values_of(*p.view), scratch_);
         return p;

@@ -113,7 +113,7 @@ asio::awaitable<void> watcher::run() {
         co_return;
     }
     running_ = true;
-    // Awaitables named first (TOOLCHAIN.md: g++ 12 and temporaries in co_await).
+    // Awaitables named first (docs/toolchain.md: g++ 12 and temporaries in co_await).
     auto work = loop();
     auto stopper = wait_stop();
     co_await (std::move(work) || std::move(stopper));
@@ -173,7 +173,7 @@ asio::awaitable<watcher_input> watcher::perform_list(const list_request& r) {
     o.limit = r.limit;
     o.continue_token = r.continue_token;
     o.resource_version = r.resource_version;
-    const std::string_view ns = target_.namespace_;
+    const std::string& ns = target_.namespace_;
     ++lists_;
     std::exception_ptr thrown;
     result<list_result> res = error(kcoro_errc::cancelled, "list not sent");
@@ -204,7 +204,7 @@ asio::awaitable<watcher_input> watcher::perform_watch(const watch_request& r) {
     // resourceVersionMatch=NotOlderThan is implied by sendInitialEvents
     // (the request builder adds it).
     o.send_initial_events = r.send_initial_events;
-    const std::string_view ns = target_.namespace_;
+    const std::string& ns = target_.namespace_;
     ++watches_;
     std::exception_ptr thrown;
     result<client::watch_stream> res = error(kcoro_errc::cancelled, "watch not sent");

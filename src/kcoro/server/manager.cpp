@@ -99,6 +99,7 @@ struct manager::impl {
     std::string identity;
     std::unique_ptr<runtime::informer_factory> cache;
     std::map<std::string, std::unique_ptr<runtime::event_recorder>, std::less<>> recorders;
+    resource_table resources = resource_table::builtin();
     std::list<entry> entries;  // stable addresses
     entry* elector_entry = nullptr;
     std::unique_ptr<runtime::leader_elector> elector;
@@ -701,6 +702,10 @@ runtime::event_recorder& manager::events(std::string_view reporting_controller) 
 }
 
 runtime::event_recorder& manager::recorder() { return events(impl_->setup.name); }
+
+resource_table& manager::resources() noexcept { return impl_->resources; }
+
+controller_builder manager::controller(std::string name) { return controller_builder(*this, std::move(name)); }
 
 void manager::add(runtime::runnable& r) { impl_->add_entry(&r, nullptr); }
 

@@ -130,6 +130,9 @@ struct metrics_registry::impl final : request_metrics {
     Family<Counter>& noop_writes =
         counter(reg, "kcoro_noop_writes_total",
                 "Writes that changed nothing on the server (a hot-loop signal), by controller and resource.");
+    Family<Counter>& hot_loops =
+        counter(reg, "kcoro_hot_loop_detected_total",
+                "Hot-loop alarms: a key reconciled with writes more often than the threshold, by controller.");
 
     void observe(std::string_view verb, std::string_view method, std::string_view host, std::string_view code,
                  double seconds) override {
@@ -145,7 +148,8 @@ class controller_sink final : public controller_metrics {
 public:
     controller_sink(Family<Counter>& total, Family<Counter>& errors, Family<Counter>& terminal,
                     Family<Counter>& panics, Family<Histogram>& time, Family<Gauge>& max_concurrent,
-                    Family<Gauge>& active, const std::string& controller)
+                    Family<Gauge>& active, Family<Counter>& noop_writes, Family<Counter>& hot_loops,
+                    const std::string& controller)
         : success_(total.Add({{"controller", controller}, {"result", "success"}})),
           error_(total.Add({{"controller", controller}, {"result", "error"}})),
           requeue_(total.Add({{"controller", controller}, {"result", "requeue"}})),
@@ -156,7 +160,9 @@ public:
           time_family_(time),
           controller_(controller),
           max_concurrent_(max_concurrent.Add({{"controller", controller}})),
-          active_(active.Add({{"controller", controller}})) {}
+          active_(active.Add({{"controller", controller}})),
+          noop_writes_(noop_writes),
+          hot_loops_(hot_loops.Add({{"controller", controller}})) {}
 
     void reconcile_done(reconcile_outcome outcome, double seconds) override {
         switch (outcome) {
@@ -175,6 +181,10 @@ public:
     void panic() override { panics_.Increment(); }
     void set_active_workers(std::int64_t n) override { active_.Set(static_cast<double>(n)); }
     void set_max_concurrent_reconciles(std::int64_t n) override { max_concurrent_.Set(static_cast<double>(n)); }
+    void noop_write(std::string_view resource) override {
+        noop_writes_.Add({{"controller", controller_}, {"resource", std::string(resource)}}).Increment();
+    }
+    void hot_loop_detected() override { hot_loops_.Increment(); }
 
 private:
     Counter& success_;
@@ -189,6 +199,8 @@ private:
     Histogram* time_ = nullptr;
     Gauge& max_concurrent_;
     Gauge& active_;
+    Family<Counter>& noop_writes_;
+    Counter& hot_loops_;
 };
 
 class workqueue_sink final : public workqueue_metrics {
@@ -265,7 +277,7 @@ std::unique_ptr<controller_metrics> metrics_registry::make_controller_metrics(co
     auto& i = *impl_;
     auto sink = std::make_unique<controller_sink>(i.reconcile_total, i.reconcile_errors, i.terminal_errors,
                                                   i.reconcile_panics, i.reconcile_time, i.max_concurrent,
-                                                  i.active_workers, controller);
+                                                  i.active_workers, i.noop_writes, i.hot_loops, controller);
     // Every counter and gauge starts at 0 (the sink's constructor adds them).
     return sink;
 }

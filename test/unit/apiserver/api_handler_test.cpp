@@ -290,7 +290,7 @@ struct watch_run {
             co_await s.body(w);
             done = true;
         };
-        // co_spawn with the callable keeps its captures alive (TOOLCHAIN.md).
+        // co_spawn with the callable keeps its captures alive (docs/toolchain.md).
         asio::co_spawn(f.io, std::move(run), asio::detached);
         pump();
     }

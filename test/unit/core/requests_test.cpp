@@ -68,8 +68,11 @@ TEST_CASE("get, with resourceVersion and a subresource") {
     CHECK(r->verb == "GET");
     CHECK_FALSE(r->timeout);
 
-    auto s = get_request(deploy, {"prod", "web"},
-                         {.resource_version = "0", .subresource = "status", .timeout = std::chrono::seconds(3)});
+    get_options go;
+    go.resource_version = "0";
+    go.subresource = "status";
+    go.timeout = std::chrono::seconds(3);
+    auto s = get_request(deploy, {"prod", "web"}, go);
     REQUIRE(s);
     CHECK(s->target == "/apis/apps/v1/namespaces/prod/deployments/web/status?resourceVersion=0");
     CHECK(s->timeout == std::chrono::milliseconds(3000));
@@ -95,16 +98,26 @@ TEST_CASE("list with every option, keys sorted as url.Values.Encode sorts them")
           "&limit=500&resourceVersion=123&resourceVersionMatch=NotOlderThan");
 
     CHECK(list_request(cm, "")->target == "/api/v1/configmaps");
-    CHECK(list_request(gi, "", {.limit = 2})->target == "/apis/gateway.kcoro.dev/v1alpha1/gatewayinstances?limit=2");
-    CHECK(list_request(cm, "", {.resource_version = "456", .resource_version_match = version_match::exact})->target ==
-          "/api/v1/configmaps?resourceVersion=456&resourceVersionMatch=Exact");
+    list_options two;
+    two.limit = 2;
+    CHECK(list_request(gi, "", two)->target == "/apis/gateway.kcoro.dev/v1alpha1/gatewayinstances?limit=2");
+    list_options exact;
+    exact.resource_version = "456";
+    exact.resource_version_match = version_match::exact;
+    CHECK(list_request(cm, "", exact)->target == "/api/v1/configmaps?resourceVersion=456&resourceVersionMatch=Exact");
 }
 
 TEST_CASE("list options the server would reject are rejected here") {
-    CHECK(invalid(list_request(cm, "default", {.limit = -1}).error()));
-    CHECK(invalid(list_request(cm, "default", {.resource_version_match = version_match::not_older_than}).error()));
-    CHECK(invalid(list_request(cm, "default", {.resource_version = "0", .resource_version_match = version_match::exact})
-                      .error()));
+    list_options negative;
+    negative.limit = -1;
+    CHECK(invalid(list_request(cm, "default", negative).error()));
+    list_options match_without_rv;
+    match_without_rv.resource_version_match = version_match::not_older_than;
+    CHECK(invalid(list_request(cm, "default", match_without_rv).error()));
+    list_options exact_zero;
+    exact_zero.resource_version = "0";
+    exact_zero.resource_version_match = version_match::exact;
+    CHECK(invalid(list_request(cm, "default", exact_zero).error()));
 }
 
 TEST_CASE("watch requests") {
@@ -121,23 +134,34 @@ TEST_CASE("watch requests") {
           "/api/v1/namespaces/default/configmaps?allowWatchBookmarks=true&labelSelector=app%3Dweb"
           "&resourceVersion=789&timeoutSeconds=300&watch=true");
 
-    auto nb = watch_request(gi, "", {.field_selector = "metadata.name=g1", .allow_watch_bookmarks = false});
+    watch_options no_bookmarks;
+    no_bookmarks.field_selector = "metadata.name=g1";
+    no_bookmarks.allow_watch_bookmarks = false;
+    auto nb = watch_request(gi, "", no_bookmarks);
     REQUIRE(nb);
     CHECK(nb->target == "/apis/gateway.kcoro.dev/v1alpha1/gatewayinstances?fieldSelector=metadata.name%3Dg1&watch=true");
 
     // streaming lists: NotOlderThan and bookmarks are implied
-    auto si = watch_request(cm, "default", {.allow_watch_bookmarks = false, .send_initial_events = true});
+    watch_options streaming;
+    streaming.allow_watch_bookmarks = false;
+    streaming.send_initial_events = true;
+    auto si = watch_request(cm, "default", streaming);
     REQUIRE(si);
     CHECK(si->target ==
           "/api/v1/namespaces/default/configmaps?allowWatchBookmarks=true&resourceVersionMatch=NotOlderThan"
           "&sendInitialEvents=true&watch=true");
 
-    CHECK(invalid(watch_request(cm, "default", {.timeout_seconds = -5}).error()));
+    watch_options negative;
+    negative.timeout_seconds = -5;
+    CHECK(invalid(watch_request(cm, "default", negative).error()));
 }
 
 TEST_CASE("create: POST to the collection; generateName leaves the name to the server") {
     auto obj = parse_obj(R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"generateName":"cfg-","namespace":"default"},"data":{"a":"1"}})");
-    auto r = create_request(cm, "default", obj, {.field_manager = "kcoro", .dry_run = true});
+    create_options co;
+    co.field_manager = "kcoro";
+    co.dry_run = true;
+    auto r = create_request(cm, "default", obj, co);
     REQUIRE(r);
     CHECK(r->method == http_method::post);
     CHECK(r->verb == "POST");
@@ -153,16 +177,18 @@ TEST_CASE("create: POST to the collection; generateName leaves the name to the s
 
     // create on a subresource: pods/eviction
     auto ev = parse_obj(R"({"apiVersion":"policy/v1","kind":"Eviction","metadata":{"name":"p1","namespace":"default"}})");
-    CHECK(create_request({"", "v1", "pods"}, "default", ev, {.subresource = "eviction"})->target ==
+    create_options eviction;
+    eviction.subresource = "eviction";
+    CHECK(create_request({"", "v1", "pods"}, "default", ev, eviction)->target ==
           "/api/v1/namespaces/default/pods/p1/eviction");
-    CHECK(invalid(create_request({"", "v1", "pods"}, "default", nsobj.at("metadata").as_object(),
-                                 {.subresource = "eviction"})
-                      .error()));
+    CHECK(invalid(create_request({"", "v1", "pods"}, "default", nsobj.at("metadata").as_object(), eviction).error()));
 }
 
 TEST_CASE("update: PUT at the object's key, resourceVersion precondition in the body") {
     auto obj = parse_obj(R"({"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web","namespace":"prod","resourceVersion":"42"},"spec":{"replicas":3}})");
-    auto r = update_request(deploy, obj, {.field_manager = "op"});
+    update_options uo;
+    uo.field_manager = "op";
+    auto r = update_request(deploy, obj, uo);
     REQUIRE(r);
     CHECK(r->method == http_method::put);
     CHECK(r->verb == "PUT");
@@ -170,7 +196,9 @@ TEST_CASE("update: PUT at the object's key, resourceVersion precondition in the 
     CHECK(json::parse(r->body).at("metadata").at("resourceVersion") == "42");
     CHECK(r->content_type == "application/json");
 
-    auto s = update_request(deploy, obj, {.subresource = "status"});
+    update_options status_only;
+    status_only.subresource = "status";
+    auto s = update_request(deploy, obj, status_only);
     CHECK(s->target == "/apis/apps/v1/namespaces/prod/deployments/web/status");
 
     CHECK(invalid(update_request(deploy, parse_obj(R"({"metadata":{"namespace":"prod"}})")).error()));
@@ -188,15 +216,20 @@ TEST_CASE("patch with the four content types") {
 
     auto j = patch_request(deploy, key,
                            R"([{"op":"test","path":"/metadata/resourceVersion","value":"42"},{"op":"replace","path":"/spec/replicas","value":2}])",
-                           {.type = patch_type::json});
+                           patch_options{patch_type::json});
     CHECK(j->content_type == "application/json-patch+json");
 
-    auto sm = patch_request(deploy, key, "{}", {.type = patch_type::strategic_merge, .subresource = "status"});
+    patch_options smo{patch_type::strategic_merge};
+    smo.subresource = "status";
+    auto sm = patch_request(deploy, key, "{}", smo);
     CHECK(sm->content_type == "application/strategic-merge-patch+json");
     CHECK(sm->target == "/apis/apps/v1/namespaces/prod/deployments/web/status");
 
-    auto a = patch_request(gi, {"default", "g1"}, "apiVersion: gateway.kcoro.dev/v1alpha1\nkind: GatewayInstance\n",
-                           {.type = patch_type::apply, .field_manager = "gateway-operator", .force = true, .dry_run = true});
+    patch_options ao{patch_type::apply};
+    ao.field_manager = "gateway-operator";
+    ao.force = true;
+    ao.dry_run = true;
+    auto a = patch_request(gi, {"default", "g1"}, "apiVersion: gateway.kcoro.dev/v1alpha1\nkind: GatewayInstance\n", ao);
     REQUIRE(a);
     CHECK(a->content_type == "application/apply-patch+yaml");
     CHECK(a->target ==
@@ -206,8 +239,10 @@ TEST_CASE("patch with the four content types") {
 
 TEST_CASE("patch misuse is rejected") {
     const object_key key{"prod", "web"};
-    CHECK(invalid(patch_request(deploy, key, "{}", {.type = patch_type::apply}).error()));
-    CHECK(invalid(patch_request(deploy, key, "{}", {.force = true}).error()));
+    CHECK(invalid(patch_request(deploy, key, "{}", patch_options{patch_type::apply}).error()));
+    patch_options forced;
+    forced.force = true;
+    CHECK(invalid(patch_request(deploy, key, "{}", forced).error()));
     CHECK(invalid(patch_request(deploy, key, "").error()));
     CHECK(invalid(patch_request(deploy, {"prod", ""}, "{}").error()));
 }
@@ -231,16 +266,19 @@ TEST_CASE("delete carries a DeleteOptions body") {
     REQUIRE(plain);
     CHECK(json::parse(plain->body) == json::parse(R"({"kind":"DeleteOptions","apiVersion":"v1"})"));
 
-    auto uid_only = delete_request(cm, {"default", "x"}, {.preconditions = delete_preconditions{"u", ""}});
+    auto uid_only = delete_request(cm, {"default", "x"}, delete_options{delete_preconditions{"u", ""}});
     CHECK(json::parse(uid_only->body).at("preconditions") == json::parse(R"({"uid":"u"})"));
 
     CHECK(invalid(delete_request(cm, {"default", ""}).error()));
-    CHECK(invalid(delete_request(cm, {"default", "x"}, {.grace_period_seconds = -1}).error()));
+    delete_options negative;
+    negative.grace_period_seconds = -1;
+    CHECK(invalid(delete_request(cm, {"default", "x"}, negative).error()));
 }
 
 TEST_CASE("delete collection selects with list options") {
-    auto r = delete_collection_request(cm, "default", {.label_selector = "app=web"},
-                                       {.propagation_policy = deletion_propagation::background});
+    list_options web;
+    web.label_selector = "app=web";
+    auto r = delete_collection_request(cm, "default", web, delete_options{deletion_propagation::background});
     REQUIRE(r);
     CHECK(r->method == http_method::delete_);
     CHECK(r->target == "/api/v1/namespaces/default/configmaps?labelSelector=app%3Dweb");

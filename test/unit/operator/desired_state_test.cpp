@@ -1,5 +1,6 @@
 #include "desired_state.hpp"
 
+#include <kcoro/core/apply_drift.hpp>
 #include <kcoro/core/object.hpp>
 
 #include <boost/json/parse.hpp>
@@ -50,10 +51,8 @@ TEST_CASE("desired children carry a controller reference to the instance") {
     CHECK(kcoro::is_controlled_by(d, "U1"));
     CHECK(kcoro::name_of(d) == "g");
     CHECK(kcoro::namespace_of(d) == "ns");
-    CHECK(ownership_of(d, "U1") == ownership::ours);
-    CHECK(ownership_of(d, "U2") == ownership::foreign);
-    json::object bare{{"metadata", json::object{{"name", "g"}}}};
-    CHECK(ownership_of(bare, "U1") == ownership::unowned);
+    CHECK_FALSE(kcoro::is_controlled_by(d, "U2"));
+    CHECK(kcoro::is_controlled_by(desired_service(instance(), spec()), "U1"));
 }
 
 TEST_CASE("the registration has no owner reference and carries the uid") {
@@ -66,44 +65,48 @@ TEST_CASE("the registration has no owner reference and carries the uid") {
     CHECK(r.at("data").at("endpoint") == "g.ns.svc:9000");
 }
 
-TEST_CASE("no drift means no patch, whatever defaults the server added") {
+// The children are applied configurations: apply_drift (what apply_owned
+// decides on) must see no drift in what a server answers for them, and
+// drift in every field the operator sets.
+TEST_CASE("no drift, no write, whatever defaults the server added") {
     auto d = desired_deployment(instance(), spec());
-    CHECK_FALSE(deployment_repair(as_served(d), d));
+    CHECK(kcoro::apply_drift(d, as_served(d), "gateway-operator").value_or("") == "");
     auto s = desired_service(instance(), spec());
-    CHECK_FALSE(service_repair(as_served(s), s));
+    CHECK(kcoro::apply_drift(s, as_served(s), "gateway-operator").value_or("") == "");
     auto r = desired_registration(instance(), spec(), "kcoro-system");
     CHECK_FALSE(registration_repair(as_served(r), r));
 }
 
-TEST_CASE("drift on each owned field yields a repair patch") {
+TEST_CASE("drift on each owned field is seen") {
     auto d = desired_deployment(instance(), spec());
+    auto container = [](json::object& o) -> json::object& {
+        return o["spec"].as_object()["template"].as_object()["spec"].as_object()["containers"].as_array()[0].as_object();
+    };
     auto cur = as_served(d);
     cur["spec"].as_object()["replicas"] = 5;
-    auto p = deployment_repair(cur, d);
-    REQUIRE(p);
-    CHECK(p->at("spec").at("replicas") == 2);
+    CHECK(kcoro::apply_drift(d, cur, "gateway-operator") == std::optional<std::string>(".spec.replicas: 5, want 2"));
 
     cur = as_served(d);
-    cur["spec"].as_object()["template"].as_object()["spec"].as_object()["containers"].as_array()[0].as_object()["image"] =
-        "evil:latest";
-    REQUIRE(deployment_repair(cur, d));
+    container(cur)["image"] = "evil:latest";
+    CHECK(kcoro::apply_drift(d, cur, "gateway-operator").has_value());
 
     cur = as_served(d);
-    cur["spec"].as_object()["template"].as_object()["spec"].as_object()["containers"].as_array()[0].as_object().erase(
-        "env");
-    p = deployment_repair(cur, d);
-    REQUIRE(p);
-    auto& env = p->at("spec").at("template").at("spec").at("containers").at(0).at("env").as_array();
-    CHECK(env[0] == json::object{{"$patch", "replace"}});
-    CHECK(env.size() == 2);
+    container(cur).erase("env");
+    CHECK(kcoro::apply_drift(d, cur, "gateway-operator") ==
+          std::optional<std::string>(R"(.spec.template.spec.containers[name="gateway"].env: missing)"));
+
+    cur = as_served(d);
+    container(cur)["ports"].as_array()[0].as_object()["containerPort"] = 1234;
+    CHECK(kcoro::apply_drift(d, cur, "gateway-operator").has_value());
+    CHECK(kcoro::colliding_items_patch(d, cur).has_value());  // the port named "http" took our place
 
     auto s = desired_service(instance(), spec());
     auto scur = as_served(s);
-    scur["spec"].as_object()["ports"].as_array()[0].as_object()["port"] = 80;
-    REQUIRE(service_repair(scur, s));
+    scur["spec"].as_object()["ports"].as_array()[0].as_object()["targetPort"] = 80;
+    CHECK(kcoro::apply_drift(s, scur, "gateway-operator").has_value());
     scur = as_served(s);
     scur["spec"].as_object()["type"] = "NodePort";
-    REQUIRE(service_repair(scur, s));
+    CHECK(kcoro::apply_drift(s, scur, "gateway-operator").has_value());
 
     auto r = desired_registration(instance(), spec(), "kcoro-system");
     auto rcur = as_served(r);
@@ -113,10 +116,15 @@ TEST_CASE("drift on each owned field yields a repair patch") {
     CHECK(rp->at("data").at("endpoint") == "g.ns.svc:9000");
 }
 
-TEST_CASE("a child missing its container or spec drifts, never crashes") {
-    auto d = desired_deployment(instance(), spec());
+TEST_CASE("an instance without env sets no env, and a child missing its container or spec drifts") {
+    auto no_env = instance();
+    no_env["spec"].as_object().erase("env");
+    auto d = desired_deployment(no_env, std::get<gateway_spec>(parse_spec(no_env)));
+    const auto& c = d.at("spec").at("template").at("spec").at("containers").as_array()[0].as_object();
+    CHECK_FALSE(c.contains("env"));
+    CHECK(kcoro::apply_drift(d, as_served(d), "gateway-operator").value_or("") == "");
     json::object empty{{"metadata", json::object{{"name", "g"}}}};
-    CHECK(deployment_repair(empty, d));
-    CHECK(service_repair(empty, desired_service(instance(), spec())));
+    CHECK(kcoro::apply_drift(d, empty, "gateway-operator").has_value());
+    CHECK(kcoro::apply_drift(desired_service(instance(), spec()), empty, "gateway-operator").has_value());
     CHECK(registration_repair(empty, desired_registration(instance(), spec(), "x")));
 }

@@ -93,3 +93,14 @@ TEST_CASE("status_equal and is_noop_write") {
     CHECK_FALSE(is_noop_write(o, obj(R"({"metadata":{"resourceVersion":"8"}})")));
     CHECK(to_string(write_op::patched) == "patched");
 }
+
+TEST_CASE("json_subset: lists item by item, in order, defaults inside items tolerated") {
+    auto v = [](std::string_view t) { return boost::json::parse(t); };
+    CHECK(json_subset(v(R"([{"port":80}])"), v(R"([{"port":80,"protocol":"TCP"}])")));
+    CHECK_FALSE(json_subset(v(R"([{"port":80}])"), v(R"([{"port":81,"protocol":"TCP"}])")));
+    CHECK_FALSE(json_subset(v(R"([{"port":80}])"), v(R"([{"port":80},{"port":81}])")));  // an extra item
+    CHECK_FALSE(json_subset(v(R"([1,2])"), v(R"([2,1])")));
+    CHECK(json_subset(v(R"({"a":[1,2],"b":null})"), v(R"({"a":[1,2],"c":3})")));
+    CHECK(matches_desired(obj(R"({"spec":{"ports":[{"port":80,"protocol":"TCP","targetPort":80}]}})"),
+                          obj(R"({"spec":{"ports":[{"port":80}]}})")));
+}

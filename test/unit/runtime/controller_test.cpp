@@ -34,6 +34,15 @@ struct fake_metrics final : kcoro::controller_metrics {
     void panic() override { ++panics; }
     void set_active_workers(std::int64_t n) override { active = n; }
     void set_max_concurrent_reconciles(std::int64_t n) override { max_concurrent = n; }
+    std::map<std::string, int> noop_writes;
+    int hot_loops = 0;
+    void noop_write(std::string_view resource) override { ++noop_writes[std::string(resource)]; }
+    void hot_loop_detected() override { ++hot_loops; }
+};
+
+struct line_sink final : kcoro::log_sink {
+    std::vector<std::string> lines;
+    void write(std::string_view line) override { lines.emplace_back(line); }
 };
 
 // What one reconcile does: how long it works (on the manual clock) and how it ends.
@@ -445,4 +454,136 @@ TEST_CASE("workqueue metrics: adds, retries and the periodic unfinished-work rep
     ctl.stop();
     CHECK(kcoro::test::run_until(ioc, [&] { return done->has_value(); }, 5s));
     CHECK(clk.sleepers() == 0);
+}
+
+TEST_CASE("the context a reconciler takes by reference lives, unchanged, for the whole reconcile") {
+    // Run under ASan by the unit suite: a reference to a context that died
+    // at the first suspension would be a stack-use-after-return.
+    asio::io_context ioc;
+    kcoro::io::manual_clock clk;
+    std::vector<std::string> seen;
+    kcoro::runtime::controller_options o;
+    o.name = "refs";
+    o.max_concurrent_reconciles = 2;
+    kcoro::runtime::controller ctl(ioc.get_executor(), clk, o,
+                                   [&](const kcoro::runtime::reconcile_context& ctx)
+                                       -> asio::awaitable<result<reconcile_result>> {
+                                       const std::string id_before = ctx.reconcile_id;
+                                       const object_key& key = ctx.key;  // a reference into the context
+                                       co_await clk.sleep_for(10ms);
+                                       seen.push_back(key.str() + " " + ctx.field_manager + " " +
+                                                      (ctx.reconcile_id == id_before ? "same-id" : "other-id"));
+                                       co_return kcoro::runtime::success();
+                                   });
+    auto finished = kcoro::test::start(ioc, [](kcoro::runtime::controller& c) -> asio::awaitable<bool> {
+        co_await c.run();
+        co_return true;
+    }(ctl));
+    ioc.poll();
+    for (int i = 0; i < 6; ++i) ctl.enqueue({"ns", "k" + std::to_string(i)});
+    for (int i = 0; i < 10; ++i) {
+        ioc.restart();
+        ioc.poll();
+        clk.advance(10ms);
+    }
+    ioc.restart();
+    ioc.poll();
+    REQUIRE(seen.size() == 6);
+    CHECK(seen[0] == "ns/k0 refs same-id");  // an empty field manager hands over the controller's name
+    CHECK(seen[5] == "ns/k5 refs same-id");
+
+    // The key-only form: its reference too.
+    std::vector<std::string> keys;
+    kcoro::runtime::controller by_key(ioc.get_executor(), clk, o,
+                                      [&](const object_key& k) -> asio::awaitable<result<reconcile_result>> {
+                                          co_await clk.sleep_for(5ms);
+                                          keys.push_back(k.str());
+                                          co_return kcoro::runtime::success();
+                                      });
+    auto finished2 = kcoro::test::start(ioc, [](kcoro::runtime::controller& c) -> asio::awaitable<bool> {
+        co_await c.run();
+        co_return true;
+    }(by_key));
+    ioc.restart();
+    ioc.poll();
+    by_key.enqueue({"ns", "x"});
+    by_key.enqueue({"ns", "y"});
+    for (int i = 0; i < 4; ++i) {
+        ioc.restart();
+        ioc.poll();
+        clk.advance(5ms);
+    }
+    ioc.restart();
+    ioc.poll();
+    CHECK(keys == std::vector<std::string>{"ns/x", "ns/y"});
+    ctl.stop();
+    by_key.stop();
+    ioc.restart();
+    ioc.poll();
+    CHECK(finished->has_value());
+    CHECK(finished2->has_value());
+}
+
+TEST_CASE("writes reported through the context are counted; no-op writes and a hot loop reach the metrics and the log") {
+    asio::io_context ioc;
+    kcoro::io::manual_clock clk;
+    auto metrics = std::make_shared<fake_metrics>();
+    auto sink = std::make_shared<line_sink>();
+    kcoro::runtime::controller_options o;
+    o.name = "looper";
+    o.metrics = metrics;
+    o.hot_loop = {3, 1min};
+    kcoro::log_config lc;
+    lc.sink = sink;
+    lc.clock = [] { return kcoro::wall_time{}; };
+    o.log = kcoro::logger(lc);
+    int passes = 0;
+    kcoro::runtime::controller ctl(ioc.get_executor(), clk, o,
+                                   [&](const kcoro::runtime::reconcile_context& ctx)
+                                       -> asio::awaitable<result<reconcile_result>> {
+                                       ++passes;
+                                       const kcoro::group_version_resource widgets{"example.com", "v1", "widgets"};
+                                       ctx.note_write({widgets, ctx.key, kcoro::runtime::write_op::updated, "status",
+                                                       passes % 2 == 0});
+                                       co_return kcoro::runtime::success();
+                                   });
+    auto finished = kcoro::test::start(ioc, [](kcoro::runtime::controller& c) -> asio::awaitable<bool> {
+        co_await c.run();
+        co_return true;
+    }(ctl));
+    // The object's own events wake it again and again: 10 passes, 1 s apart.
+    for (int i = 0; i < 10; ++i) {
+        ctl.enqueue({"ns", "w"});
+        ioc.restart();
+        ioc.poll();
+        clk.advance(1s);
+    }
+    CHECK(passes == 10);
+    CHECK(ctl.stats().writes == 10);
+    CHECK(ctl.stats().noop_writes == 5);
+    CHECK(metrics->noop_writes["widgets.example.com"] == 5);
+    // More than 3 writing reconciles in a minute: one alarm for the window.
+    CHECK(ctl.stats().hot_loops == 1);
+    CHECK(metrics->hot_loops == 1);
+    int warnings = 0;
+    for (const auto& l : sink->lines) {
+        if (l.find("Warning: hot loop") == std::string::npos) continue;
+        ++warnings;
+        CHECK(l.find(R"("name":"w")") != std::string::npos);
+        CHECK(l.find("4 writing reconciles of ns/w in 3s (2 no-op writes); wrote: updated status of widgets.example.com ns/w") !=
+              std::string::npos);
+    }
+    CHECK(warnings == 1);
+    // A minute later it is still looping: the next window's alarm.
+    for (int i = 0; i < 60; ++i) {
+        ctl.enqueue({"ns", "w"});
+        ioc.restart();
+        ioc.poll();
+        clk.advance(1s);
+    }
+    CHECK(ctl.stats().hot_loops == 2);
+    ctl.stop();
+    ioc.restart();
+    ioc.poll();
+    CHECK(finished->has_value());
 }

@@ -201,6 +201,31 @@ TEST_CASE("default transform strips managedFields; metadata-only keeps apiVersio
     CHECK(kcoro::managed_fields_of(*m) == nullptr);
 }
 
+TEST_CASE("kept managers: only their managedFields entries are stored, read at store time") {
+    auto kept = std::make_shared<std::vector<std::string>>();
+    cache_options o;
+    o.kept_managers = kept;
+    object_cache c(o);
+    const std::string mf = R"(,"managedFields":[{"manager":"op"},{"manager":"kubectl"}])";
+    c.apply(cm("ns", "a", "1", "", mf));
+    CHECK(kcoro::managed_fields_of(*c.get({"ns", "a"})) == nullptr);  // none kept yet: stripped
+
+    kept->push_back("op");
+    c.apply(cm("ns", "a", "2", "", mf));
+    const auto stored = c.get({"ns", "a"});
+    const auto* entries = kcoro::managed_fields_of(*stored);
+    REQUIRE(entries);
+    REQUIRE(entries->as_array().size() == 1);
+    CHECK(entries->as_array()[0].at("manager") == "op");
+    CHECK(stored->contains("data"));
+
+    c.apply(cm("ns", "b", "1", "", R"(,"managedFields":[{"manager":"kubectl"}])"));
+    const auto other = c.get({"ns", "b"});
+    const auto* none = kcoro::managed_fields_of(*other);
+    REQUIRE(none);  // present and empty: filtered, not stripped
+    CHECK(none->as_array().empty());
+}
+
 TEST_CASE("a custom transform runs before storing; a throwing one stores the object as is") {
     cache_options o;
     o.transform = [](object_ptr p) {
@@ -287,4 +312,26 @@ TEST_CASE("a key listed twice in one snapshot keeps its later state") {
     REQUIRE(ns.size() == 1);
     CHECK(kcoro::resource_version_of(*ns[0].object) == "2");
     CHECK(c.size() == 1);
+}
+
+TEST_CASE("keep_managed_fields_transform keeps only the given managers' entries, and says it filtered") {
+    auto o = std::make_shared<const boost::json::object>(boost::json::parse(R"({"metadata":{"name":"a","managedFields":[
+        {"manager":"op","operation":"Apply"},{"manager":"kubectl","operation":"Update"},{"manager":"op","operation":"Update"}]}})")
+                                                             .as_object());
+    auto kept = kcoro::runtime::keep_managed_fields_transform(o, {"op"});
+    const auto* mf = kcoro::managed_fields_of(*kept);
+    REQUIRE(mf);
+    REQUIRE(mf->as_array().size() == 2);
+    CHECK(mf->as_array()[0].at("operation") == "Apply");
+    CHECK(mf->as_array()[1].at("operation") == "Update");
+    CHECK(kcoro::managed_fields_of(*o)->as_array().size() == 3);  // the input is untouched
+    // Already ours only: the same pointer, no copy.
+    CHECK(kcoro::runtime::keep_managed_fields_transform(kept, {"op"}) == kept);
+    // None of ours: an empty list, not no list (a reader can tell it was filtered).
+    auto none = kcoro::runtime::keep_managed_fields_transform(o, {"other"});
+    REQUIRE(kcoro::managed_fields_of(*none));
+    CHECK(kcoro::managed_fields_of(*none)->as_array().empty());
+    auto bare = std::make_shared<const boost::json::object>(boost::json::parse(R"({"metadata":{"name":"b"}})").as_object());
+    CHECK(kcoro::managed_fields_of(*kcoro::runtime::keep_managed_fields_transform(bare, {"op"}))->as_array().empty());
+    CHECK(kcoro::runtime::keep_managed_fields_transform(nullptr, {"op"}) == nullptr);
 }

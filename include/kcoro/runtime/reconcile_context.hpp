@@ -1,0 +1,69 @@
+// What one reconcile gets besides its key: its ID, a logger with the
+// reconcile's fields bound, write hooks bound to this reconcile, and (for a
+// controller built by the manager) the controller's event recorder, its
+// server-side apply field manager and cached reads of the objects it owns.
+//
+//   auto fn = [&](const runtime::reconcile_context& ctx) -> awaitable<result<reconcile_result>> {
+//       auto child = co_await runtime::apply_owned(client, ctx, resources::configmaps(), desired, parent);
+//       if (!child) co_return child.error();
+//       co_return runtime::success();
+//   };
+//
+// (test/integration/header_examples_test.cpp runs it.)
+//
+// Lifetime: the controller keeps the context alive, unchanged, until the
+// reconcile's awaitable has completed: a reconciler may take it by const
+// reference and keep that reference (and references into it, such as
+// ctx.key) for the whole reconcile. It may also copy it; the hooks stay
+// callable as long as the controller lives (a write reported after its
+// reconcile ended counts in the no-op metric only, not for the hot-loop
+// alarm).
+// Thread safety: a value; the hooks run on the controller's thread.
+#pragma once
+
+#include <kcoro/core/log.hpp>
+#include <kcoro/core/object.hpp>
+#include <kcoro/core/resource.hpp>
+#include <kcoro/runtime/write_hooks.hpp>
+
+#include <functional>
+#include <optional>
+#include <string>
+
+namespace kcoro::runtime {
+
+class event_recorder;
+
+/// The cached state of an object of a kind the controller owns: nullopt when
+/// the controller has no cache for `gvr` (read it from the API), a null
+/// pointer when the cache does not hold the object.
+using owned_reader = std::function<std::optional<object_ptr>(const group_version_resource& gvr, const object_key& key)>;
+
+struct reconcile_context {
+    object_key key;
+    /// Random, UUID-like (8-4-4-4-12 hex), unique per reconcile.
+    std::string reconcile_id;
+    /// The controller's logger with controller, controllerGroup,
+    /// controllerKind, namespace, name and reconcileID bound.
+    kcoro::logger log;
+    /// Hooks bound to this reconcile: pass them to the controller helpers.
+    /// Every write reported through them counts for the hot-loop alarm;
+    /// no-op writes also in kcoro_noop_writes_total.
+    helper_options helpers;
+    /// The controller's event recorder (manager-built controllers); may be null.
+    event_recorder* events = nullptr;
+    /// The field manager of the controller's server-side applies
+    /// (manager-built controllers: the manager's name).
+    std::string field_manager;
+    /// Cached reads of owned objects (manager-built controllers: the
+    /// informers of owns()); may be empty.
+    owned_reader read_owned;
+
+    /// Reports a write sent without the helpers (a direct client call), so
+    /// that the hot-loop alarm and the no-op counter see it.
+    void note_write(const write_record& w) const {
+        if (helpers.on_write) helpers.on_write(w);
+    }
+};
+
+} // namespace kcoro::runtime

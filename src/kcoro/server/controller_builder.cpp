@@ -1,0 +1,169 @@
+#include <kcoro/server/controller_builder.hpp>
+
+#include <kcoro/core/resource_table.hpp>
+#include <kcoro/runtime/builder.hpp>
+#include <kcoro/runtime/informer_factory.hpp>
+#include <kcoro/server/manager.hpp>
+
+#include <algorithm>
+#include <sstream>
+#include <stdexcept>
+#include <utility>
+
+namespace kcoro::server {
+
+namespace {
+
+runtime::informer_key key_for(group_version_resource gvr) {
+    runtime::informer_key k;
+    k.gvr = std::move(gvr);
+    return k;
+}
+
+} // namespace
+
+controller_builder::controller_builder(manager& mgr, std::string name) : mgr_(mgr), name_(std::move(name)) {}
+
+controller_builder& controller_builder::for_(group_version_resource gvr, std::vector<runtime::predicate> predicates) {
+    return for_(key_for(std::move(gvr)), std::move(predicates));
+}
+
+controller_builder& controller_builder::for_(runtime::informer_key key, std::vector<runtime::predicate> predicates) {
+    const bool has_primary = std::any_of(sources_.begin(), sources_.end(),
+                                         [](const source& s) { return s.kind == source::role::primary; });
+    if (has_primary) {
+        throw std::invalid_argument("controller " + name_ + ": for_() may only be called once");
+    }
+    sources_.push_back({source::role::primary, std::move(key), std::move(predicates), {}});
+    return *this;
+}
+
+controller_builder& controller_builder::owns(group_version_resource gvr, std::vector<runtime::predicate> predicates) {
+    return owns(key_for(std::move(gvr)), std::move(predicates));
+}
+
+controller_builder& controller_builder::owns(runtime::informer_key key, std::vector<runtime::predicate> predicates) {
+    sources_.push_back({source::role::owned, std::move(key), std::move(predicates), {}});
+    return *this;
+}
+
+controller_builder& controller_builder::watches(runtime::informer_key key, runtime::map_func fn,
+                                                std::vector<runtime::predicate> predicates) {
+    sources_.push_back({source::role::mapped, std::move(key), std::move(predicates), std::move(fn)});
+    return *this;
+}
+
+controller_builder& controller_builder::with_event_filter(runtime::predicate p) {
+    filters_.push_back(std::move(p));
+    return *this;
+}
+
+controller_builder& controller_builder::max_concurrent_reconciles(std::size_t n) {
+    max_concurrent_ = n;
+    return *this;
+}
+
+controller_builder& controller_builder::field_manager(std::string name) {
+    field_manager_ = std::move(name);
+    return *this;
+}
+
+controller_builder& controller_builder::event_source(std::string name) {
+    event_source_ = std::move(name);
+    return *this;
+}
+
+controller_builder& controller_builder::hot_loop(runtime::hot_loop_options opts) {
+    hot_loop_ = opts;
+    return *this;
+}
+
+controller_builder& controller_builder::rate_limiter(runtime::rate_limiter_options opts) {
+    rate_limiter_ = opts;
+    return *this;
+}
+
+runtime::controller& controller_builder::complete(runtime::reconcile_func r) {
+    return complete(runtime::reconcile_context_func(
+        [f = std::move(r)](const runtime::reconcile_context& ctx) { return f(ctx.key); }));
+}
+
+runtime::controller& controller_builder::complete(runtime::reconcile_context_func r) {
+    if (name_.empty()) {
+        throw std::invalid_argument("controller_builder: a controller needs a name");
+    }
+    auto primary = std::find_if(sources_.begin(), sources_.end(),
+                                [](const source& s) { return s.kind == source::role::primary; });
+    if (primary == sources_.end()) {
+        throw std::invalid_argument("controller " + name_ + ": a controller needs a primary resource (for_())");
+    }
+    const auto* info = mgr_.resources().find(primary->key.gvr);
+    if (!info) {
+        std::ostringstream what;
+        what << primary->key.gvr;
+        throw std::invalid_argument("controller " + name_ + ": unknown resource " + what.str() +
+                                    ": add it to the manager's resource table (manager::resources().add)");
+    }
+    const runtime::group_kind kind{info->gvr.group, info->kind};
+
+    auto& cache = mgr_.cache();
+    runtime::controller_options opts;
+    opts.name = name_;
+    const auto flag = mgr_.options().max_concurrent_reconciles;
+    opts.max_concurrent_reconciles = max_concurrent_ ? *max_concurrent_ : static_cast<std::size_t>(std::max<std::int64_t>(1, flag));
+    opts.rate_limiter = rate_limiter_;
+    opts.metrics = mgr_.metrics().make_controller_metrics(name_);
+    opts.queue_metrics = mgr_.metrics().make_workqueue_metrics(name_, name_);
+    opts.log = mgr_.log();
+    opts.hot_loop = hot_loop_;
+    opts.events = &mgr_.events(event_source_.empty() ? name_ : event_source_);
+    opts.field_manager = field_manager_.empty() ? mgr_.name() : field_manager_;
+    cache.keep_managed_fields_of(opts.field_manager);
+
+    // Cached reads: the primary for the HotLoop Event, owned objects for apply_owned.
+    auto owned = std::make_shared<std::vector<std::pair<group_version_resource, runtime::informer*>>>();
+    for (auto& s : sources_) {
+        if (s.kind == source::role::owned) {
+            owned->emplace_back(s.key.gvr, &cache.get_or_create(s.key));
+        }
+    }
+    // read_primary keeps the list alive for as long as the controller's
+    // options live; read_owned, which every reconcile's context copies,
+    // holds a plain pointer to it (small and trivially copyable: a copy of
+    // the std::function allocates nothing).
+    auto* primary_inf = &cache.get_or_create(primary->key);
+    opts.read_primary = [primary_inf, owned](const object_key& key) { return primary_inf->cache().get(key); };
+    opts.read_owned = [list = owned.get()](const group_version_resource& gvr,
+                                           const object_key& key) -> std::optional<object_ptr> {
+        for (const auto& [g, inf] : *list) {
+            if (g == gvr) return inf->cache().get(key);
+        }
+        return std::nullopt;
+    };
+
+    runtime::builder b(cache, mgr_.clock(), mgr_.executor());
+    b.named(name_);
+    for (auto& f : filters_) {
+        b.with_event_filter(f);
+    }
+    for (auto& s : sources_) {
+        switch (s.kind) {
+        case source::role::primary:
+            b.for_(s.key, kind, s.predicates);
+            break;
+        case source::role::owned:
+            b.owns(s.key, s.predicates);
+            break;
+        case source::role::mapped:
+            b.watches(s.key, s.map, s.predicates);
+            break;
+        }
+    }
+    b.with_options(std::move(opts));
+    auto ctl = b.complete(std::move(r));
+    auto& ref = *ctl;
+    mgr_.add(std::move(ctl));
+    return ref;
+}
+
+} // namespace kcoro::server
