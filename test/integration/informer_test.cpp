@@ -493,7 +493,7 @@ TEST_CASE("informer: streaming list (sendInitialEvents) syncs without a list req
     CHECK(rec.log == std::vector<std::string>{"add default/a", "add default/b", "add default/c"});
 }
 
-TEST_CASE("informer: metadata-only keeps apiVersion, kind and metadata") {
+TEST_CASE("informer: metadata-only lists and watches PartialObjectMetadata from the server") {
     harness h;
     h.create("default", "a", "payload");
     auto o = options_for("default");
@@ -507,6 +507,15 @@ TEST_CASE("informer: metadata-only keeps apiVersion, kind and metadata") {
     CHECK_FALSE(a->contains("data"));
     CHECK(a->contains("metadata"));
     CHECK(kcoro::name_of(*a) == "a");
+    // The server sent metadata only (the data never travelled): its kind says so.
+    CHECK(kcoro::kind_of(*a) == "PartialObjectMetadata");
+    CHECK(kcoro::api_version_of(*a) == "meta.k8s.io/v1");
+    // Watch events too.
+    h.create("default", "b", "payload");
+    REQUIRE(h.until([&] { return inf.cache().get({"default", "b"}) != nullptr; }));
+    auto b = inf.cache().get({"default", "b"});
+    CHECK(kcoro::kind_of(*b) == "PartialObjectMetadata");
+    CHECK_FALSE(b->contains("data"));
 }
 
 TEST_CASE("informer_factory: two consumers share one informer and one watch; namespace scoping; cached reads") {

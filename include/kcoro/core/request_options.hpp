@@ -67,6 +67,10 @@ struct list_options {
     /// Requires a non-empty resource_version (the server rejects it otherwise).
     version_match resource_version_match = version_match::unset;
     std::optional<std::chrono::milliseconds> timeout{};
+    /// Ask for a PartialObjectMetadataList (meta.k8s.io/v1): the server sends
+    /// only each item's apiVersion/kind (meta.k8s.io/v1 PartialObjectMetadata)
+    /// and metadata, as client-go's metadata client does.
+    bool metadata_only = false;
 };
 
 struct watch_options {
@@ -83,6 +87,8 @@ struct watch_options {
     /// `k8s.io/initial-events-end` annotation. Implies
     /// `resourceVersionMatch=NotOlderThan` and bookmarks.
     bool send_initial_events = false;
+    /// Events carry PartialObjectMetadata (meta.k8s.io/v1) objects: metadata only.
+    bool metadata_only = false;
 };
 
 struct create_options {

@@ -43,6 +43,13 @@ result<api_request> get_request(const group_version_resource& gvr, const object_
                                 const get_options& opts = {});
 
 /// GET a collection (one page when opts.limit > 0).
+/// The Accept headers of metadata-only requests (apiserver's
+/// endpoints/handlers/response.go: asPartialObjectMetadata(List)).
+inline constexpr std::string_view partial_object_metadata_accept =
+    "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1";
+inline constexpr std::string_view partial_object_metadata_list_accept =
+    "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1";
+
 result<api_request> list_request(const group_version_resource& gvr, std::string_view ns,
                                  const list_options& opts = {});
 

@@ -14,8 +14,8 @@
 //  - Resync replays the cache as updates (old == new) every resync_period
 //    (jittered); it never relists. 0 disables it.
 //  - The cache holds immutable objects; transform (default: strip
-//    managedFields) runs before storing. metadata_only keeps apiVersion, kind
-//    and metadata (PartialObjectMetadata).
+//    managedFields) runs before storing. metadata_only lists and watches
+//    PartialObjectMetadata: the server sends metadata only.
 //
 // Lifetime: the client and clock must outlive it; run() must have returned
 // before it is destroyed. Thread safety: none (one io_context thread).

@@ -61,6 +61,8 @@ struct watcher_target {
     std::string namespace_;  // empty: all namespaces (or a cluster-scoped resource)
     std::string label_selector;
     std::string field_selector;
+    /// List and watch PartialObjectMetadata: the server sends metadata only.
+    bool metadata_only = false;
 };
 
 /// Which request an outcome belongs to.

@@ -162,7 +162,12 @@ result<api_request> list_request(const group_version_resource& gvr, std::string_
     if (!path) return path.error();
     query q;
     if (auto r = add_list_params(q, opts); !r) return r.error();
-    return make(http_method::get, *path + q.encode(), opts.timeout);
+    auto r = make(http_method::get, *path + q.encode(), opts.timeout);
+    if (opts.metadata_only) {
+        // client-go's metadata client asks for v1 only; a server without it answers 406.
+        r.headers.emplace_back("Accept", std::string(partial_object_metadata_list_accept));
+    }
+    return r;
 }
 
 result<api_request> watch_request(const group_version_resource& gvr, std::string_view ns, const watch_options& opts) {
@@ -186,6 +191,10 @@ result<api_request> watch_request(const group_version_resource& gvr, std::string
     if (opts.timeout_seconds) q.add("timeoutSeconds", std::to_string(*opts.timeout_seconds));
     auto r = make(http_method::get, *path + q.encode(), std::nullopt);
     r.is_watch = true;
+    if (opts.metadata_only) {
+        // A watch transforms each event's object: as=PartialObjectMetadata, not ...List.
+        r.headers.emplace_back("Accept", std::string(partial_object_metadata_accept));
+    }
     return r;
 }
 

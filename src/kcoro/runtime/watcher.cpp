@@ -173,6 +173,7 @@ asio::awaitable<watcher_input> watcher::perform_list(const list_request& r) {
     o.limit = r.limit;
     o.continue_token = r.continue_token;
     o.resource_version = r.resource_version;
+    o.metadata_only = target_.metadata_only;
     const std::string& ns = target_.namespace_;
     ++lists_;
     std::exception_ptr thrown;
@@ -204,6 +205,7 @@ asio::awaitable<watcher_input> watcher::perform_watch(const watch_request& r) {
     // resourceVersionMatch=NotOlderThan is implied by sendInitialEvents
     // (the request builder adds it).
     o.send_initial_events = r.send_initial_events;
+    o.metadata_only = target_.metadata_only;
     const std::string& ns = target_.namespace_;
     ++watches_;
     std::exception_ptr thrown;

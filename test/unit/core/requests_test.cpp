@@ -284,3 +284,19 @@ TEST_CASE("delete collection selects with list options") {
     CHECK(r->target == "/api/v1/namespaces/default/configmaps?labelSelector=app%3Dweb");
     CHECK(json::parse(r->body).at("propagationPolicy") == "Background");
 }
+
+TEST_CASE("metadata-only list and watch ask for PartialObjectMetadata(List) in Accept; others send no Accept") {
+    list_options lo;
+    lo.metadata_only = true;
+    auto l = list_request(cm, "default", lo);
+    REQUIRE(l);
+    using header = std::pair<std::string, std::string>;
+    CHECK(l->headers == std::vector<header>{{"Accept", "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1"}});
+    watch_options wo;
+    wo.metadata_only = true;
+    auto w = watch_request(cm, "default", wo);
+    REQUIRE(w);
+    CHECK(w->headers == std::vector<header>{{"Accept", "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1"}});
+    CHECK(list_request(cm, "default", list_options{})->headers.empty());
+    CHECK(watch_request(cm, "default", watch_options{})->headers.empty());
+}
