@@ -207,6 +207,22 @@ TEST_CASE("bad flags and --help give exit codes; operators add their own flags")
     CHECK(extra == "v");
     CHECK(s3.mgr->options().leader_elect);
     CHECK_FALSE(s3.mgr->options().metrics_enabled());
+    CHECK(s3.mgr->options().max_concurrent_reconciles == 1);  // controller-runtime's default
+    s3.mgr.reset();
+
+    // A binary's own default for --max-concurrent-reconciles; the flag still wins.
+    const char* plain[] = {"prog", "--metrics-bind-address=0", "--health-probe-bind-address=0"};
+    auto with_default = h.setup();
+    with_default.default_max_concurrent_reconciles = 8;
+    auto s4 = manager::from_flags(3, plain, with_default);
+    REQUIRE(s4.mgr);
+    CHECK(s4.mgr->options().max_concurrent_reconciles == 8);
+    s4.mgr.reset();
+    const char* four[] = {"prog", "--metrics-bind-address=0", "--health-probe-bind-address=0",
+                          "--max-concurrent-reconciles=4"};
+    auto s5 = manager::from_flags(4, four, with_default);
+    REQUIRE(s5.mgr);
+    CHECK(s5.mgr->options().max_concurrent_reconciles == 4);
 }
 
 TEST_CASE("readiness flips only after every informer synced; liveness fails when the loop stalls") {

@@ -126,6 +126,11 @@ struct manager_setup {
     std::shared_ptr<kcoro::log_sink> sink;
     /// Handle SIGTERM/SIGINT (off for several managers in one test process).
     bool handle_signals = true;
+    /// from_flags: the default of --max-concurrent-reconciles for this binary
+    /// (controller-runtime's is 1; a reconcile in flight here is a coroutine
+    /// frame and, while it waits on the API, one pooled connection:
+    /// docs/operations.md).
+    std::int64_t default_max_concurrent_reconciles = 1;
 
     // Leader election (the flags give namespace/id; tests scale the times).
     /// Empty: default_leader_identity() ("<hostname>_<uuid>").

@@ -647,6 +647,7 @@ manager_start manager::from_flags(int argc, const char* const* argv, manager_set
     if (auto slash = program.rfind('/'); slash != std::string::npos) program = program.substr(slash + 1);
     flag_set flags(program);
     manager_options opts;
+    opts.max_concurrent_reconciles = setup.default_max_concurrent_reconciles;
     add_manager_flags(flags, opts);
     flags.add_bool("leader-elect-release-on-cancel", &setup.leader_election_release_on_cancel,
                    "Release the leader election lease on a clean stop, so a standby takes over at once.");
