@@ -371,6 +371,62 @@ TEST_CASE("two managers with leader election: one leader; on failed renewals the
     CHECK(**code2 == 0);
 }
 
+TEST_CASE("leader write guard: a stalled leader's writes are refused unsent until it has renewed") {
+    harness h;
+    auto o = h.options();
+    o.leader_elect = true;
+    o.leader_election_id = "guard-lock";
+    o.leader_election_namespace = "default";
+    auto m = h.make(o, h.setup("m1"));
+    fake_runnable c("m1", true, h.clk, h.log);
+    m->add(c);
+    auto code = kcoro::test::start(h.ioc, m->run_async());
+    REQUIRE(h.wait([&] { return c.running; }));
+
+    auto create = [&](std::string name) {
+        boost::json::object cm{{"apiVersion", "v1"}, {"kind", "ConfigMap"},
+                               {"metadata", boost::json::object{{"name", name}, {"namespace", "default"}}}};
+        std::optional<kcoro::result<kcoro::object_ptr>> out;
+        auto op = [&m, &out, cm = std::move(cm)]() -> asio::awaitable<void> {
+            std::string ns = "default";
+            kcoro::create_options co;
+            out = co_await m->client().create(kcoro::resources::configmaps(), ns, cm, co);
+        };
+        asio::co_spawn(h.ioc, op, asio::detached);
+        REQUIRE(h.wait([&] { return out.has_value(); }));
+        return std::move(*out);
+    };
+    auto refused = [&] {
+        const auto text = m->metrics().serialize();
+        const std::string_view key = "\nkcoro_leader_write_refused_total ";
+        const auto at = text.find(key);
+        return at == std::string::npos ? -1.0 : std::stod(text.substr(at + key.size()));
+    };
+    CHECK(create("before")); // leading and renewed: sent
+    CHECK(refused() == 0);
+
+    // A stall: the clock moves past the renew deadline while nothing runs
+    // (SIGSTOP, a long pause). The elector has not noticed yet; the write
+    // that runs first is refused without being sent.
+    h.clk.advance(11s);
+    CHECK(m->is_leader());
+    auto stale = create("stale");
+    REQUIRE_FALSE(stale);
+    CHECK(stale.error().code() == make_error_code(kcoro::kcoro_errc::not_leader));
+    CHECK(refused() == 1);
+    // The elector then renews (no one else took the lease): writes go again.
+    h.settle();
+    CHECK(m->is_leader());
+    CHECK(create("after"));
+    CHECK(refused() == 1);
+    CHECK(h.srv.store().get(kcoro::resources::configmaps(), "default", "before"));
+    CHECK_FALSE(h.srv.store().get(kcoro::resources::configmaps(), "default", "stale"));  // never sent
+
+    m->request_stop();
+    REQUIRE(h.advance_until([&] { return code->has_value(); }, 5s));
+    CHECK(**code == 0);
+}
+
 TEST_CASE("release on cancel: a clean stop hands the lease over at once") {
     harness h;
     auto o = h.options();

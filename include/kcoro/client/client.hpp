@@ -48,6 +48,7 @@
 #include <boost/json/object.hpp>
 
 #include <memory>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -191,6 +192,24 @@ public:
     /// Any request, with rate limiting and retries; non-2xx answers are errors.
     boost::asio::awaitable<result<http_response>> send(api_request req);
 
+    /// Asked before every attempt of a write (POST, PUT, PATCH, DELETE): an
+    /// error refuses it unsent (the manager's leader write guard,
+    /// server/leader_write_guard.hpp). Empty: every write is sent. Called on
+    /// the thread that sends; set it before the writers start. `owner`
+    /// names who set it: clear_write_guard(owner) removes it only if it is
+    /// still that owner's (a manager restarted on the same client).
+    using write_guard = std::function<std::optional<error>(const api_request&)>;
+    void set_write_guard(const void* owner, write_guard g) {
+        guard_owner_ = owner;
+        guard_ = std::move(g);
+    }
+    void clear_write_guard(const void* owner) noexcept {
+        if (guard_owner_ == owner) {
+            guard_owner_ = nullptr;
+            guard_ = nullptr;
+        }
+    }
+
     discovery_client& discovery() noexcept { return *discovery_; }
     const client_config& config() const noexcept { return config_; }
     transport& http() noexcept { return *transport_; }
@@ -208,6 +227,8 @@ private:
     std::optional<token_bucket> limiter_;
     std::unique_ptr<discovery_client> discovery_;
     std::shared_ptr<void> credentials_;  // kcoro::client::credentials when the config supplies auth
+    write_guard guard_;
+    const void* guard_owner_ = nullptr;
 };
 
 /// Parses a JSON object body into a shared object (decode_error otherwise).

@@ -59,6 +59,7 @@ enum class kcoro_errc {
     io_error,             // local I/O (files, exec plugins)
     terminal,             // a reconcile error that must not be retried
     invalid_argument,     // a request the caller built wrongly (empty name, apply without fieldManager)
+    not_leader,           // a write refused: this process's lease may have been taken over
 };
 
 const boost::system::error_category& api_category() noexcept;

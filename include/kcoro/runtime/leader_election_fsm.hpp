@@ -125,6 +125,15 @@ public:
 
     state current() const noexcept { return state_; }
     bool is_leader() const noexcept { return state_ == state::leading; }
+    /// Leading, and `now` before the local lease validity: the deadline of
+    /// the renew round (or acquisition) that last succeeded, i.e. its start
+    /// plus renew_deadline. Another candidate can take over no earlier than
+    /// lease_duration after that round wrote, so a write allowed here cannot
+    /// race a new leader (with renew_deadline < lease_duration to spare for
+    /// clock drift). A process that was paused (SIGSTOP, a GC-like stall)
+    /// still thinks it leads until its next timer: this is what catches it.
+    bool may_write(steady_time now) const noexcept { return is_leader() && now < valid_until_; }
+    steady_time valid_until() const noexcept { return valid_until_; }
     const leader_record& observed() const noexcept { return observed_; }
     const leader_election_config& config() const noexcept { return cfg_; }
 
@@ -146,6 +155,7 @@ private:
     std::optional<boost::json::object> last_lease_;  // last lease read or written (carries resourceVersion)
     steady_time round_deadline_{};                    // of the current attempt / renew round
     bool in_round_ = false;
+    steady_time valid_until_{};                        // may_write's bound
 };
 
 } // namespace kcoro::runtime

@@ -70,6 +70,10 @@ public:
     bool needs_leader_election() const override { return false; }
 
     bool is_leader() const noexcept;
+    /// Leading and within the local lease validity now
+    /// (leader_election_fsm::may_write); false once a stall outlived it,
+    /// before the elector's next timer says so.
+    bool may_write() const noexcept;
     /// True once leadership was lost (as opposed to a clean stop).
     bool lost() const noexcept;
     /// True when the last shutdown released the lease.

@@ -91,6 +91,8 @@ public:
     void watch_restarted(std::string_view resource, std::string_view reason);
     /// kcoro_relists_total{resource,reason}
     void relisted(std::string_view resource, std::string_view reason);
+    /// kcoro_leader_write_refused_total (server/leader_write_guard.hpp).
+    void leader_write_refused();
     /// kcoro_noop_writes_total{controller,resource}: a write that changed nothing.
     void noop_write(std::string_view controller, std::string_view resource);
 

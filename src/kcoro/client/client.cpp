@@ -108,6 +108,12 @@ asio::awaitable<result<void>> client::wait_for_token_bucket() {
 asio::awaitable<result<http_response>> client::send(api_request req) {
     retry_policy policy(req, opts_.max_retries);
     for (;;) {
+        if (guard_ && req.method != http_method::get) {
+            // Before every attempt: a retry after a stall is checked again.
+            if (auto refused = guard_(req)) {
+                co_return std::move(*refused);
+            }
+        }
         auto limited = co_await wait_for_token_bucket();
         if (!limited) {
             co_return limited.error();

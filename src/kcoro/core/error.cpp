@@ -52,6 +52,7 @@ public:
         case kcoro_errc::io_error: return "local I/O error";
         case kcoro_errc::terminal: return "terminal error";
         case kcoro_errc::invalid_argument: return "invalid argument";
+        case kcoro_errc::not_leader: return "not the leader";
         }
         return "unrecognised kcoro error";
     }

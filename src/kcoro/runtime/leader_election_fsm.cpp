@@ -215,6 +215,7 @@ le_action leader_election_fsm::on_written(const le::write_succeeded& w) {
     observe(record_of(w.lease), w.now);
     last_lease_ = w.lease;
     in_round_ = false;
+    valid_until_ = round_deadline_;  // the succeeded round's start + renew_deadline
     if (state_ == state::acquiring) {
         state_ = state::leading;
         return le::started_leading{w.now + cfg_.retry_period};

@@ -122,6 +122,7 @@ leader_elector::leader_elector(client::client& c, io::clock& clk, leader_elector
 leader_elector::~leader_elector() = default;
 
 bool leader_elector::is_leader() const noexcept { return impl_->leading; }
+bool leader_elector::may_write() const noexcept { return impl_->fsm.may_write(impl_->clk.now()); }
 bool leader_elector::lost() const noexcept { return impl_->lost; }
 bool leader_elector::released() const noexcept { return impl_->released; }
 const std::string& leader_elector::observed_leader() const noexcept { return impl_->observed; }

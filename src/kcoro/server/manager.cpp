@@ -6,6 +6,7 @@
 #include <kcoro/io/http_server.hpp>
 #include <kcoro/io/tls.hpp>
 #include <kcoro/server/bind_address.hpp>
+#include <kcoro/server/leader_write_guard.hpp>
 #include <kcoro/server/metrics_auth.hpp>
 #include <kcoro/server/metrics_handler.hpp>
 
@@ -394,6 +395,17 @@ asio::awaitable<int> manager::impl::run() {
             notify();
         };
         elector = std::make_unique<runtime::leader_elector>(*cl, *clk, std::move(lo));
+        // Every write but the exempt ones waits on the local lease validity
+        // (server/leader_write_guard.hpp); removed when run() ends.
+        cl->set_write_guard(this, [this, lease_ns = elector->config().lease_namespace,
+                             lease_name = elector->config().lease_name](const api_request& req) -> std::optional<error> {
+            if (elector->may_write() || leader_write_exempt(req, lease_ns, lease_name)) return std::nullopt;
+            metrics.leader_write_refused();
+            log.info("Write refused: the leader lease may have been taken over",
+                     {{"request", std::string(to_string(req.method)) + " " + req.target}});
+            return error(kcoro_errc::not_leader, std::string("leader write guard: ") + to_string(req.method) + " " +
+                                                     req.target + " refused: the lease validity has passed");
+        });
         auto& e = entries.emplace_back();
         e.r = elector.get();
         elector_entry = &e;
@@ -464,6 +476,7 @@ asio::awaitable<int> manager::impl::shut_down(int code) {
         signals->cancel(ec);
     }
     running = false;
+    if (elector) cl->clear_write_guard(this);  // the client may outlive the manager
     log.info("stopped", {{"exitCode", code}});
     co_return code;
 }
@@ -556,7 +569,10 @@ asio::awaitable<int> manager::impl::run_guarded() {
 
 manager::manager(std::unique_ptr<impl> p) : impl_(std::move(p)) {}
 
-manager::~manager() = default;
+manager::~manager() {
+    // The guard refers to this manager's elector; the client may outlive it.
+    if (impl_ && impl_->cl) impl_->cl->clear_write_guard(impl_.get());
+}
 
 result<std::unique_ptr<manager>> manager::create(manager_options opts, manager_setup setup) {
     if (auto v = validate(opts); !v) return v.error();

@@ -133,6 +133,10 @@ struct metrics_registry::impl final : request_metrics {
     Family<Counter>& hot_loops =
         counter(reg, "kcoro_hot_loop_detected_total",
                 "Hot-loop alarms: a key reconciled with writes more often than the threshold, by controller.");
+    Counter& leader_write_refused =
+        counter(reg, "kcoro_leader_write_refused_total",
+                "Writes refused unsent because the local lease validity had passed (a stalled leader).")
+            .Add({});
 
     void observe(std::string_view verb, std::string_view method, std::string_view host, std::string_view code,
                  double seconds) override {
@@ -298,6 +302,8 @@ request_metrics& metrics_registry::requests() noexcept { return *impl_; }
 void metrics_registry::set_leader(std::string_view lease_name, bool leading) {
     impl_->leader.Add({{"name", str(lease_name)}}).Set(leading ? 1.0 : 0.0);
 }
+
+void metrics_registry::leader_write_refused() { impl_->leader_write_refused.Increment(); }
 
 void metrics_registry::event_dropped(std::string_view reason) {
     impl_->events_dropped.Add({{"reason", str(reason)}}).Increment();

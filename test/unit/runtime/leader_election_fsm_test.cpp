@@ -387,3 +387,28 @@ TEST_CASE("two candidates: one leader; the other takes over after the leader's r
     CHECK(record_of(*store.lease).holder_identity == "b_2");
     CHECK(record_of(*store.lease).lease_transitions == 1);
 }
+
+TEST_CASE("may_write: leading and before the last successful round's start plus renew_deadline") {
+    leader_election_fsm fsm(config("a_1"));
+    CHECK_FALSE(fsm.may_write(t0));  // not leading yet
+    auto stored = acquire(fsm);
+    CHECK(fsm.valid_until() == t0 + 10s);
+    CHECK(fsm.may_write(t0 + 9999ms));
+    CHECK_FALSE(fsm.may_write(t0 + 10s));  // a stall past it: refused though still "leading"
+    CHECK(fsm.is_leader());
+
+    // A renew round started at t0 + 2s and answered at t0 + 3s extends it to t0 + 12s.
+    as<le::get_lease>(fsm.step(le::timer_fired{t0 + 2s}));
+    auto upd = as<le::update_lease>(fsm.step(le::lease_read{t0 + 2500ms, w0 + 2500ms, stored}));
+    auto renewed = upd.body;
+    mutable_metadata(renewed)["resourceVersion"] = "2";
+    as<le::wait_until>(fsm.step(le::write_succeeded{t0 + 3s, renewed}));
+    CHECK(fsm.valid_until() == t0 + 12s);
+    CHECK(fsm.may_write(t0 + 11s));
+    CHECK_FALSE(fsm.may_write(t0 + 12s));
+
+    // Lost or releasing: never.
+    as<le::get_lease>(fsm.step(le::timer_fired{t0 + 5s}));
+    as<le::stopped_leading>(fsm.step(le::lease_read{t0 + 5s, w0 + 5s, lease_held_by("b_2", "3")}));
+    CHECK_FALSE(fsm.may_write(t0 + 5s));
+}
