@@ -25,12 +25,12 @@ void expect(bool ok, const std::string& what) {
     if (!ok) throw std::runtime_error(what);
 }
 
-// The keys annotation of default/<name> as the server has it ("" if none).
+// The keys annotation of default/<name> as the server stores it ("" if
+// none), read without a request.
 std::string keys_of(kcoro::testing::test_server& srv, const std::string& name) {
-    kcoro::object_key key("default", name);
-    auto cm = srv.run(srv.client().get(kcoro::resources::configmaps(), key));
-    expect(cm && *cm, "get configmap " + name);
-    auto a = kcoro::annotation_of(***cm, stamper::keys_annotation);
+    auto cm = srv.get(kcoro::resources::configmaps(), {"default", name});
+    expect(cm != nullptr, "configmap " + name + " exists");
+    auto a = kcoro::annotation_of(*cm, stamper::keys_annotation);
     return a ? std::string(*a) : std::string{};
 }
 

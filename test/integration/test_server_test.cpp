@@ -78,6 +78,16 @@ TEST_CASE("CRDs from files are served at once; a bad manifest is an error naming
     REQUIRE(r.has_value());
     REQUIRE_MESSAGE(r->has_value(), (*r ? "" : r->error().message()));
 
+    // Read straight from the store: not a request, so not in the log.
+    srv->clear_requests();
+    auto stored = srv->get(gateways, {"default", "gw"});
+    REQUIRE(stored);
+    CHECK(kcoro::name_of(*stored) == "gw");
+    CHECK(srv->get(gateways, {"default", "none"}) == nullptr);
+    CHECK(srv->requests().records().empty());
+    const kcoro::group_version_resource typo{"gateway.kcoro.dev", "v1alpha1", "gatewayinstance"};
+    CHECK_THROWS_AS(srv->get(typo, {"default", "gw"}), std::invalid_argument);
+
     auto bad = srv->load_yaml("apiVersion: example.com/v1\nkind: Nothing\nmetadata: {name: x}\n");
     REQUIRE_FALSE(bad);
     CHECK(bad.error().message().find("no resource serves example.com/v1 Nothing") != std::string::npos);
@@ -218,4 +228,5 @@ TEST_CASE("the server on a private thread") {
     auto list = srv->run(srv->client().list(gateways, "default"));
     REQUIRE(list.has_value());
     CHECK(list->has_value());  // the CRD loaded before the thread started is served
+    CHECK(srv->get(kcoro::resources::configmaps(), {"default", "threaded"}) != nullptr);  // on the server's thread
 }

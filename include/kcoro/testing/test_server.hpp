@@ -40,6 +40,8 @@
 
 #include <kcoro/client/client.hpp>
 #include <kcoro/core/error.hpp>
+#include <kcoro/core/object.hpp>
+#include <kcoro/core/resource.hpp>
 #include <kcoro/io/clock.hpp>
 #include <kcoro/server/manager.hpp>
 #include <kcoro/testing/fault.hpp>
@@ -115,6 +117,10 @@ public:
     result<void> load_yaml(std::string_view text);
     /// One object (e.g. kcoro::typed::crd<my_type>()).
     result<void> load(const boost::json::object& obj);
+    /// The object as the store holds it now, read without a request (so it
+    /// is not in the request log); null when there is none. A resource the
+    /// server does not serve is a test's mistake: std::invalid_argument.
+    object_ptr get(const group_version_resource& gvr, const object_key& key) const;
 
     // --- faults -------------------------------------------------------------
     /// Adds a rule; returns its id.

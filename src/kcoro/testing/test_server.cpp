@@ -264,6 +264,22 @@ result<void> test_server::load_file(const std::string& path) {
 result<void> test_server::load_yaml(std::string_view text) { return impl_->load_docs(text, "manifest"); }
 result<void> test_server::load(const json::object& obj) { return impl_->load_one(obj); }
 
+object_ptr test_server::get(const group_version_resource& gvr, const object_key& key) const {
+    auto r = impl_->on_server([&]() -> std::optional<result<json::object>> {
+        auto& store = impl_->srv->store();
+        if (store.registry().find(gvr) == nullptr) return std::nullopt;
+        return store.get(gvr, key.ns, key.name);
+    });
+    if (!r) {
+        std::ostringstream gv;
+        gv << gvr;
+        throw std::invalid_argument("kcoro::testing: get " + key.str() + ": the server does not serve " + gv.str());
+    }
+    if (*r) return std::make_shared<const json::object>(std::move(**r));
+    if (is_not_found(r->error())) return nullptr;
+    throw std::invalid_argument("kcoro::testing: get " + key.str() + ": " + r->error().message());
+}
+
 std::uint64_t test_server::inject(const fault& f) {
     apiserver::http::fault_rule r;
     switch (f.action) {
