@@ -96,6 +96,8 @@ TEST_CASE("CRDs from files are served at once; a bad manifest is an error naming
     auto missing = test_server::start(ioc, o);
     REQUIRE_FALSE(missing);
     CHECK(missing.error().message().find("/nonexistent/crd.yaml") != std::string::npos);
+    o.thread = kcoro::testing::threading::private_thread;  // a failed start leaves no thread behind
+    CHECK_FALSE(test_server::start(ioc, o));
 }
 
 TEST_CASE("faults fire as injected and the request log counts writes per resource and code") {

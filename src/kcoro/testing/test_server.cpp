@@ -52,6 +52,20 @@ struct test_server::impl {
     std::string kubeconfig_file;
 
     impl(asio::io_context& io, test_server_options o) : ioc(io), opts(std::move(o)) {}
+    impl(const impl&) = delete;
+    impl& operator=(const impl&) = delete;
+    // Also when start() fails half-way: the clients before the server, the
+    // server's thread joined before the server goes.
+    ~impl() {
+        owned_clients.clear();
+        admin.reset();
+        shutdown();
+        srv.reset();
+        if (!dir.empty()) {
+            std::error_code ec;
+            std::filesystem::remove_all(dir, ec);
+        }
+    }
 
     io::clock& server_side_clock() { return server_clock ? *server_clock : *test_clock; }
 
@@ -211,16 +225,7 @@ result<std::unique_ptr<test_server>> test_server::start(asio::io_context& ioc, t
 
 test_server::test_server(std::unique_ptr<impl> p) : impl_(std::move(p)) {}
 
-test_server::~test_server() {
-    impl_->owned_clients.clear();
-    impl_->admin.reset();
-    impl_->shutdown();
-    impl_->srv.reset();
-    if (!impl_->dir.empty()) {
-        std::error_code ec;
-        std::filesystem::remove_all(impl_->dir, ec);
-    }
-}
+test_server::~test_server() = default;
 
 client::client& test_server::client() noexcept { return *impl_->admin; }
 
