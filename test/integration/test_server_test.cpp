@@ -13,6 +13,7 @@
 #include <boost/json/parse.hpp>
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -130,6 +131,35 @@ TEST_CASE("faults fire as injected and the request log counts writes per resourc
 
     srv->clear_requests();
     CHECK(srv->requests().records().empty());
+}
+
+TEST_CASE("a write committed but never answered; the watch switches") {
+    boost::asio::io_context ioc;
+    auto srv = test_server::start(ioc).value();
+    srv->inject(fault::drop_after_commit("create", "configmaps"));
+    auto lost = create_cm(*srv, srv->client(), "lost-ack");
+    REQUIRE_FALSE(lost);  // the connection closed without an answer ...
+    CHECK(srv->get(kcoro::resources::configmaps(), {"default", "lost-ack"}) != nullptr);  // ... after the commit
+    CHECK(srv->faults_fired() == 1);
+    srv->close_watches();
+    srv->stall_watches(true);
+    srv->stall_watches(false);
+    const auto before = srv->current_revision();
+    srv->compact();
+    CHECK(srv->current_revision() == before);
+    auto log = srv->fault_log();
+    auto has = [&](std::string_view text) {
+        return std::any_of(log.begin(), log.end(), [&](const std::string& l) { return l.find(text) != std::string::npos; });
+    };
+    CHECK(has("closing all watch streams"));
+    CHECK(has("watch delivery stalled"));
+    CHECK(has("watch delivery resumed"));
+    CHECK(has("compacting history at revision"));
+    srv->inject(fault::fail("get", "", 500).times(0));
+    srv->clear_faults();
+    auto ns = srv->run(srv->client().get(kcoro::resources::namespaces(), {"", "default"}));
+    REQUIRE(ns.has_value());
+    CHECK(ns->has_value());  // cleared: the until-cleared rule is gone
 }
 
 TEST_CASE("a delay fault waits for the manual clock") {
