@@ -307,8 +307,9 @@ asio::awaitable<http_reply> api_handler::dispatch(http_request& req) {
         // userAgent as in the real server's audit events: tells clients
         // that share a user apart (test/bench/mirror_bench counts by it).
         log({{"level", "info"}, {"msg", "request"}, {"method", req.method}, {"path", r.path},
-             {"verb", r.verb}, {"user", user->name}, {"userAgent", req.header("user-agent")},
-             {"code", resp->status}});
+             {"verb", r.verb}, {"group", r.group}, {"resource", r.resource}, {"subresource", r.subresource},
+             {"namespace", r.ns}, {"name", r.name}, {"user", user->name},
+             {"userAgent", req.header("user-agent")}, {"code", resp->status}});
     }
     co_return reply;
 }
