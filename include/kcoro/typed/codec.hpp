@@ -456,6 +456,17 @@ template <class T> decode_result<T> from_json(const boost::json::value& v, std::
     return out;
 }
 
+/// A described enumerator's wire name ("ClusterIP"); empty for a value
+/// outside the enumerators.
+template <detail::described_enum E> constexpr std::string_view enum_name(E v) noexcept {
+    using names = detail::enum_names<E>;
+    for (std::size_t i = 0; i < names::size; ++i) {
+        if (names::values[i] == v)
+            return names::names[i];
+    }
+    return {};
+}
+
 /// The JSON form of any mapped value.
 template <class T> boost::json::value to_json(const T& v) {
     return detail::encode_value(v);
