@@ -64,6 +64,14 @@ struct wrong_kind {
 BOOST_DESCRIBE_STRUCT(wrong_kind, (), (metadata))
 KCORO_RESOURCE(wrong_kind, resource("", "v1", "Secret", "configmaps"))
 
+// A custom resource the manager's table does not know.
+struct widget {
+    kcoro::typed::object_meta metadata;
+    kcoro::typed::unknown_fields unknown;
+};
+BOOST_DESCRIBE_STRUCT(widget, (), (metadata))
+KCORO_RESOURCE(widget, resource("example.com", "v1", "Widget", "widgets").status_subresource())
+
 } // namespace demo
 
 namespace {
@@ -221,6 +229,33 @@ TEST_CASE("cache.get<T>: shared and decoded once while unchanged, the new versio
     CHECK(first->data.at("k") == "1");  // the old object is untouched
 }
 
+TEST_CASE("watches<T>: events of another type, mapped to primaries") {
+    harness h;
+    std::vector<std::string> passes;
+    kcoro::server::typed_reconcile_func<config_map> reconcile =
+        [&](reconcile_context ctx, std::shared_ptr<const config_map>) -> asio::awaitable<kcoro::result<reconcile_result>> {
+        passes.push_back(ctx.key.name);
+        co_return kcoro::runtime::success();
+    };
+    // A Secret "<name>-creds" wakes the ConfigMap "<name>".
+    kcoro::runtime::map_func by_name = [](const boost::json::object& secret) -> std::vector<object_key> {
+        std::string name(kcoro::name_of(secret));
+        if (!name.ends_with("-creds")) return {};
+        return {object_key(std::string(kcoro::namespace_of(secret)), name.substr(0, name.size() - 6))};
+    };
+    h.mgr->controller("cms").for_<config_map>().watches<kcoro::k8s::secret>(by_name).complete<config_map>(reconcile);
+    h.start();
+    h.create_cm("app", {{"k", "1"}});
+    REQUIRE(h.wait_for([&] { return passes.size() == 1; }));
+    kcoro::k8s::secret creds;
+    creds.metadata.name = "app-creds";
+    creds.metadata.namespace_ = "default";
+    creds.string_data["password"] = "x";
+    REQUIRE(h.run(kcoro::client::create<kcoro::k8s::secret>(*h.admin, std::move(creds))).has_value());
+    REQUIRE(h.wait_for([&] { return passes.size() == 2; }));
+    CHECK(passes == std::vector<std::string>{"app", "app"});
+}
+
 TEST_CASE("typed sources and reconcilers that disagree are start-up errors") {
     harness h;
     kcoro::server::typed_reconcile_func<demo::sized_config> reconcile =
@@ -232,4 +267,19 @@ TEST_CASE("typed sources and reconcilers that disagree are start-up errors") {
     auto b = h.mgr->controller("mismatch");
     b.for_<kcoro::k8s::secret>();
     CHECK_THROWS_AS(b.complete<demo::sized_config>(reconcile), std::invalid_argument);
+}
+
+TEST_CASE("for_<T>() adds a custom resource's kind to the manager's table: no separate registration") {
+    harness h;
+    const kcoro::group_version_resource widgets{"example.com", "v1", "widgets"};
+    CHECK(h.mgr->resources().find(widgets) == nullptr);
+    kcoro::server::typed_reconcile_func<demo::widget> reconcile =
+        [&](reconcile_context, std::shared_ptr<const demo::widget>)
+        -> asio::awaitable<kcoro::result<reconcile_result>> { co_return kcoro::runtime::success(); };
+    CHECK_NOTHROW(h.mgr->controller("widgets").for_<demo::widget>().complete<demo::widget>(reconcile));
+    const auto* info = h.mgr->resources().find(widgets);
+    REQUIRE(info);
+    CHECK(info->kind == "Widget");
+    CHECK(info->namespaced);
+    CHECK(info->has_status);
 }
