@@ -33,9 +33,9 @@
 #include <boost/mp11/algorithm.hpp>
 
 #include <cstdint>
-#include <optional>
-#include <regex>
+#include <memory>
 #include <string>
+#include <string_view>
 #include <type_traits>
 
 namespace kcoro::typed {
@@ -44,33 +44,45 @@ namespace detail {
 
 inline constexpr std::size_t max_pattern_input = 4096;
 
+/// A pattern compiled once (std::regex, ECMAScript), behind a pointer so
+/// that this header does not pull in <regex>.
+class compiled_pattern {
+public:
+    explicit compiled_pattern(std::string_view pattern);
+    ~compiled_pattern();
+    compiled_pattern(const compiled_pattern&) = delete;
+    compiled_pattern& operator=(const compiled_pattern&) = delete;
+    /// False when std::regex refuses the pattern (nothing is then matched).
+    bool valid() const noexcept { return impl_ != nullptr; }
+    /// regex_search, as the API server matches a schema pattern.
+    bool search(std::string_view s) const;
+
+private:
+    struct impl;
+    std::unique_ptr<impl> impl_;
+};
+
 void check_number(std::int64_t v, const field_info& a, const path& p, field_errors& out);
-void check_string(const std::string& s, const field_info& a, const std::regex* re, bool member, const path& p,
-                  field_errors& out);
+void check_string(const std::string& s, const field_info& a, const compiled_pattern* re, bool member,
+                  const path& p, field_errors& out);
 void check_count(std::size_t n, const field_info& a, bool is_list, const path& p, field_errors& out);
 
 template <class T> void check_struct(const T& v, const path& p, field_errors& out);
 
 /// The compiled pattern of member D of T, or null (no pattern, or one std::regex refuses).
-template <class T, class D> const std::regex* pattern_of() {
+template <class T, class D> const compiled_pattern* pattern_of() {
     if constexpr (member_meta<T, D>::annotation.pattern.empty()) {
         return nullptr;
     } else {
-        static const std::optional<std::regex> re = []() -> std::optional<std::regex> {
-            try {
-                return std::regex(std::string(member_meta<T, D>::annotation.pattern), std::regex::ECMAScript);
-            } catch (const std::regex_error&) {
-                return std::nullopt;
-            }
-        }();
-        return re ? &*re : nullptr;
+        static const compiled_pattern re(member_meta<T, D>::annotation.pattern);
+        return re.valid() ? &re : nullptr;
     }
 }
 
 // An item of a list or a value of a map: the member's scalar bounds, or
 // its own annotations for a struct.
 template <class M>
-void check_element(const M& m, const field_info& a, const std::regex* re, const path& p, field_errors& out) {
+void check_element(const M& m, const field_info& a, const compiled_pattern* re, const path& p, field_errors& out) {
     if constexpr (is_optional<M>::value) {
         if (m)
             check_element(*m, a, re, p, out);
@@ -86,7 +98,7 @@ void check_element(const M& m, const field_info& a, const std::regex* re, const 
 }
 
 template <class M>
-void check_member(const M& m, const field_info& a, const std::regex* re, const path& p, field_errors& out) {
+void check_member(const M& m, const field_info& a, const compiled_pattern* re, const path& p, field_errors& out) {
     if constexpr (is_optional<M>::value) {
         if (m)
             check_member(*m, a, re, p, out);

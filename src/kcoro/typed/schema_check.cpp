@@ -3,7 +3,27 @@
 #include <boost/json/serialize.hpp>
 #include <boost/json/value.hpp>
 
+#include <regex>
+
 namespace kcoro::typed::detail {
+
+struct compiled_pattern::impl {
+    std::regex re;
+};
+
+compiled_pattern::compiled_pattern(std::string_view pattern) {
+    try {
+        impl_ = std::make_unique<impl>(impl{std::regex(std::string(pattern), std::regex::ECMAScript)});
+    } catch (const std::regex_error&) {
+        impl_.reset();  // the schema's own mistake: the API server refuses such a CRD
+    }
+}
+
+compiled_pattern::~compiled_pattern() = default;
+
+bool compiled_pattern::search(std::string_view s) const {
+    return impl_ && std::regex_search(s.begin(), s.end(), impl_->re);
+}
 
 // The messages follow apiextensions-apiserver's schema validation (kube-openapi
 // validate/errors), as kcoro-apiserver's store/schema_validation.cpp writes them.
@@ -27,8 +47,8 @@ void check_number(std::int64_t v, const field_info& a, const path& p, field_erro
     }
 }
 
-void check_string(const std::string& s, const field_info& a, const std::regex* re, bool member, const path& p,
-                  field_errors& out) {
+void check_string(const std::string& s, const field_info& a, const compiled_pattern* re, bool member,
+                  const path& p, field_errors& out) {
     if (s.empty()) {
         // Empty is absent (encoding omits it): only `required` applies.
         if (member && a.required) {
@@ -48,7 +68,7 @@ void check_string(const std::string& s, const field_info& a, const std::regex* r
         if (s.size() > max_pattern_input) {
             out.push_back({render(p), field_error_type::invalid,
                            "is too long to be matched against pattern '" + std::string(a.pattern) + "'"});
-        } else if (!std::regex_search(s, *re)) {
+        } else if (!re->search(s)) {
             out.push_back({render(p), field_error_type::invalid, "should match '" + std::string(a.pattern) + "'"});
         }
     }
