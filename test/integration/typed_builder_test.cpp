@@ -14,6 +14,7 @@
 #include <kcoro/client/typed_client.hpp>
 #include <kcoro/core/object.hpp>
 #include <kcoro/io/clock.hpp>
+#include <kcoro/runtime/apply_owned.hpp>
 #include <kcoro/runtime/typed_cache.hpp>
 #include <kcoro/server/manager.hpp>
 #include <kcoro/typed/k8s/config_map.hpp>
@@ -254,6 +255,37 @@ TEST_CASE("watches<T>: events of another type, mapped to primaries") {
     REQUIRE(h.run(kcoro::client::create<kcoro::k8s::secret>(*h.admin, std::move(creds))).has_value());
     REQUIRE(h.wait_for([&] { return passes.size() == 2; }));
     CHECK(passes == std::vector<std::string>{"app", "app"});
+}
+
+TEST_CASE("a typed reconciler owns children through apply_owned with its typed owner") {
+    harness h;
+    int applied = 0;
+    kcoro::client::client* c = h.op.get();
+    kcoro::server::typed_reconcile_func<config_map> reconcile =
+        [&, c](reconcile_context ctx, std::shared_ptr<const config_map> cm)
+        -> asio::awaitable<kcoro::result<reconcile_result>> {
+        boost::json::object desired{{"apiVersion", "v1"}, {"kind", "Secret"},
+                                    {"metadata", boost::json::object{{"name", cm->metadata.name},
+                                                                     {"namespace", cm->metadata.namespace_}}},
+                                    {"stringData", boost::json::object{{"copy", cm->data.at("k")}}}};
+        auto written = co_await kcoro::runtime::apply_owned(*c, ctx, kcoro::resources::secrets(), std::move(desired), cm);
+        if (!written) co_return written.error();
+        ++applied;
+        co_return kcoro::runtime::success();
+    };
+    h.mgr->controller("cms").for_<config_map>().owns<kcoro::k8s::secret>().complete<config_map>(reconcile);
+    h.start();
+    h.create_cm("app", {{"k", "v"}});
+    REQUIRE(h.wait_for([&] { return applied >= 1; }));
+    auto cm = h.run(kcoro::client::get<config_map>(*h.admin, {"default", "app"})).value();
+    auto child = h.run(kcoro::client::get<kcoro::k8s::secret>(*h.admin, {"default", "app"}));
+    REQUIRE(child.has_value());
+    const auto* ref = child->metadata.controller();
+    REQUIRE(ref);
+    CHECK(ref->uid == cm.metadata.uid);
+    CHECK(ref->kind == "ConfigMap");
+    CHECK(ref->api_version == "v1");
+    CHECK(ref->name == "app");
 }
 
 TEST_CASE("typed sources and reconcilers that disagree are start-up errors") {
