@@ -4,6 +4,8 @@
 #include <kcoro/core/resource.hpp>
 #include <kcoro/runtime/event_recorder.hpp>
 #include <kcoro/server/manager.hpp>
+#include <kcoro/typed/k8s/deployment.hpp>
+#include <kcoro/typed/k8s/service.hpp>
 
 namespace gateway {
 namespace json = boost::json;
@@ -64,10 +66,12 @@ operator_handle setup(kcoro::server::manager& mgr, reconciler_options opts) {
     registrations.label_selector = std::string(uid_label);
 
     auto rec = h.rec;
+    // Typed sources: the resources from the types (the same informers as
+    // the JSON keys: the primary's, with its index, is the default-scope one).
     h.ctl = &mgr.controller(std::string(controller_name))
-                 .for_(primary)
-                 .owns(kcoro::resources::deployments())
-                 .owns(kcoro::resources::services())
+                 .for_<gateway_instance>()
+                 .owns<kcoro::k8s::deployment>()
+                 .owns<kcoro::k8s::service>()
                  .watches(registrations,
                           [&cache](const json::object& cm) { return registration_to_instances(cache, cm); })
                  .event_source(std::string(event_source))

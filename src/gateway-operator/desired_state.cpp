@@ -1,6 +1,7 @@
 #include "desired_state.hpp"
 
 #include <kcoro/core/object.hpp>
+#include <kcoro/typed/codec.hpp>
 
 namespace gateway {
 namespace json = boost::json;
@@ -73,8 +74,8 @@ json::object desired_deployment(const json::object& instance, const gateway_spec
     if (!spec.env.empty()) {
         container["env"] = env_json(spec);
     }
-    if (!spec.resources.empty()) {
-        container["resources"] = spec.resources;
+    if (auto resources = kcoro::typed::to_object(spec.resources); !resources.empty()) {
+        container["resources"] = std::move(resources);  // passed through, quantities as written
     }
     json::object d{
         {"apiVersion", "apps/v1"},

@@ -1,22 +1,21 @@
-// The GatewayInstance resource (gateway.kcoro.dev/v1alpha1), typed.
+// The GatewayInstance resource (gateway.kcoro.dev/v1alpha1): the operator's
+// names for the typed API of api/gateway_instance_types.hpp, where its
+// fields, defaults and bounds are written once (and the CRD generated from).
 //
-// Parsing is pure and total: every object decodes into either a spec or a
-// list of field errors, which the reconciler reports as InvalidSpec (a
-// terminal error, not retried until the spec changes). The CRD's schema
-// catches most mistakes at admission; these checks cover what a schema
-// cannot (or a cluster where the CRD was loaded without defaults).
+// Reading an instance is typed::decode_valid<v1alpha1::gateway_instance>:
+// pure and total, every object decodes into either the instance or every
+// field error (decoding, the schema's bounds, validate()), which the
+// reconciler reports as InvalidSpec (a terminal error, not retried until the
+// spec changes). The CRD's schema catches most mistakes at admission; the
+// same rules are checked again so a cluster whose CRD was loaded without
+// validation cannot feed the operator a spec out of bounds.
 #pragma once
+
+#include "api/gateway_instance_types.hpp"
 
 #include <kcoro/core/resource.hpp>
 
-#include <boost/json/object.hpp>
-
-#include <cstdint>
-#include <optional>
-#include <string>
-#include <utility>
-#include <variant>
-#include <vector>
+#include <string_view>
 
 namespace gateway {
 
@@ -27,36 +26,19 @@ inline constexpr std::string_view finalizer = "gateway.kcoro.dev/registration";
 /// Label on the registration ConfigMap holding the instance's uid.
 inline constexpr std::string_view uid_label = "gateway.kcoro.dev/instance-uid";
 
+using v1alpha1::env_var;
+using v1alpha1::gateway_instance;
+using v1alpha1::service_type;
+using gateway_spec = v1alpha1::gateway_instance_spec;
+
+static_assert(kcoro::typed::resource_traits<gateway_instance>::group == group);
+static_assert(kcoro::typed::resource_traits<gateway_instance>::version == version);
+static_assert(kcoro::typed::resource_traits<gateway_instance>::kind == kind);
+
+/// gatewayinstances.gateway.kcoro.dev (from resource_traits).
 kcoro::group_version_resource gateway_instances();
 
-enum class service_type { cluster_ip, node_port, load_balancer };
+/// The Service type's wire name ("ClusterIP", ...), as the CRD spells it.
 std::string_view to_string(service_type t) noexcept;
-
-struct env_var {
-    std::string name;
-    std::string value;
-    friend bool operator==(const env_var&, const env_var&) = default;
-};
-
-struct gateway_spec {
-    std::string image;
-    std::int32_t replicas = 1;
-    std::int32_t port = 8080;
-    service_type type = service_type::cluster_ip;
-    boost::json::object resources;  // passed through to the container
-    std::vector<env_var> env;
-};
-
-struct field_error {
-    std::string field;    // "spec.env[2].name"
-    std::string message;
-    friend bool operator==(const field_error&, const field_error&) = default;
-};
-
-/// Decodes and validates `obj.spec`; applies the schema's defaults when absent.
-std::variant<gateway_spec, std::vector<field_error>> parse_spec(const boost::json::object& obj);
-
-/// "spec.replicas: must be between 0 and 50; spec.image: required"
-std::string describe(const std::vector<field_error>& errors);
 
 } // namespace gateway

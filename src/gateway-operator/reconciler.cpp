@@ -6,6 +6,7 @@
 #include <kcoro/runtime/apply_owned.hpp>
 #include <kcoro/runtime/controller_helpers.hpp>
 #include <kcoro/runtime/finalizer.hpp>
+#include <kcoro/typed/validation.hpp>
 
 #include <boost/json/serialize.hpp>
 
@@ -101,10 +102,12 @@ asio::awaitable<result<reconcile_result>> reconciler::reconcile(runtime::reconci
 
 asio::awaitable<result<reconcile_result>> reconciler::converge(pass& p) {
     p.facts.generation = kcoro::generation_of(*p.instance);
-    auto parsed = parse_spec(*p.instance);
-    if (auto* errs = std::get_if<std::vector<field_error>>(&parsed)) {
+    // Decoded and checked: the schema's bounds (the CRD's, from the same
+    // annotations) and validate()'s cross-item rules.
+    auto parsed = kcoro::typed::decode_valid<gateway_instance>(*p.instance);
+    if (!parsed) {
         // Terminal until the spec changes: no retry storm, the status says why.
-        auto msg = describe(*errs);
+        auto msg = kcoro::typed::describe(parsed.error());
         p.facts.degraded = problem{std::string(reason::invalid_spec), msg};
         event(p, "Warning", reason::invalid_spec, "Reconcile", "invalid spec: " + msg);
         auto written = co_await write_status(p);
@@ -113,7 +116,7 @@ asio::awaitable<result<reconcile_result>> reconciler::converge(pass& p) {
         }
         co_return runtime::terminal_error("invalid spec: " + msg);
     }
-    p.spec = std::get<gateway_spec>(std::move(parsed));
+    p.spec = std::move(parsed->spec);
     p.facts.spec = p.spec;
     p.facts.endpoint = endpoint_of(p.key.name, p.key.ns, p.spec->port);
     p.facts.registration_name = registration_name(p.uid);

@@ -2,8 +2,11 @@
 // Service, an Event and a GatewayInstance. Never a crash; every error has a
 // message; what decodes encodes to JSON that decodes again to the same value
 // (the round trip is stable), and a best-effort decode() of anything
-// terminates with its errors.
+// terminates with its errors. What decodes is checked (typed::check: the
+// annotations' bounds and patterns, validate()): every error has a path and
+// a message.
 #include <kcoro/typed/codec.hpp>
+#include <kcoro/typed/validation.hpp>
 #include <kcoro/typed/k8s/deployment.hpp>
 #include <kcoro/typed/k8s/event.hpp>
 #include <kcoro/typed/k8s/service.hpp>
@@ -32,6 +35,10 @@ template <class T> void check(const boost::json::value& v) {
             std::abort();
         (void)kcoro::typed::to_json(partial);
         return;
+    }
+    for (const auto& e : kcoro::typed::check(*r)) {
+        if (e.path.empty() || e.message.empty())
+            std::abort();
     }
     auto encoded = kcoro::typed::to_json(*r);
     auto again = kcoro::typed::from_json<T>(encoded);

@@ -108,7 +108,12 @@ struct harness {
         return o;
     }
 
-    harness() : srv(ioc.get_executor(), clk, options(&swrites)) {
+    /// The CRD's spec schema as it is generated, or stripped to a free-form
+    /// object (a cluster whose CRD enforces nothing about the spec).
+    enum class spec_schema { enforced, free_form };
+
+    harness() : harness(spec_schema::enforced) {}
+    explicit harness(spec_schema schema) : srv(ioc.get_executor(), clk, options(&swrites)) {
         REQUIRE(srv.start());
         kcoro::client::client_config cfg;
         cfg.server = srv.url();
@@ -119,6 +124,10 @@ struct harness {
         make_reconciler();
         auto crd = kcoro::parse_yaml(read_file(KCORO_SOURCE_DIR "/deploy/crd/gateway.kcoro.dev_gatewayinstances.yaml"));
         REQUIRE(crd);
+        if (schema == spec_schema::free_form) {
+            auto& props = crd->at_pointer("/spec/versions/0/schema/openAPIV3Schema/properties").as_object();
+            props["spec"] = json::object{{"type", "object"}, {"x-kubernetes-preserve-unknown-fields", true}};
+        }
         auto created = run(admin->create(kcoro::resources::customresourcedefinitions(), "", crd->as_object()));
         REQUIRE_MESSAGE(created, (created ? "" : created.error().message()));
     }
@@ -467,6 +476,41 @@ TEST_CASE("an invalid spec the schema cannot catch is terminal and reported") {
     int before = h.counter.writes;
     CHECK_FALSE(h.pass(key));
     CHECK(h.counter.writes == before);
+}
+
+TEST_CASE("a spec out of the schema's bounds on a cluster that does not enforce them: InvalidSpec with every bound") {
+    harness h(harness::spec_schema::free_form);
+    h.create_instance("demo", R"({"image":"nginx","replicas":51,"port":0,"env":[{"name":"1BAD"}]})");
+    auto r = h.pass(key);
+    REQUIRE_FALSE(r);
+    CHECK(kcoro::runtime::is_terminal(r.error()));
+    auto now = h.get(gateway::gateway_instances(), key).value();
+    CHECK(condition_reason(*now, "Degraded") == "True/InvalidSpec");
+    const auto* cs = kcoro::runtime::conditions_of(*now);
+    REQUIRE(cs);
+    const auto* degraded = kcoro::runtime::find_condition(*cs, "Degraded");
+    REQUIRE(degraded);
+    CHECK(degraded->at("message") ==
+          "spec.replicas: should be less than or equal to 50; spec.port: should be greater than or equal to 1; "
+          "spec.env[0].name: should match '^[-._a-zA-Z][-._a-zA-Z0-9]*$'");
+    CHECK(h.events_with("Warning", "InvalidSpec") == 1);
+    CHECK_FALSE(h.get(kcoro::resources::deployments(), key));
+    CHECK_FALSE(h.get(kcoro::resources::services(), key));
+    int before = h.counter.writes;
+    CHECK_FALSE(h.pass(key));
+    CHECK(h.counter.writes == before);  // terminal and quiet: no status churn
+
+    // Mistyped (the decoder's error), then fixed: it converges.
+    REQUIRE(h.run(h.admin->patch(gateway::gateway_instances(), key, R"({"spec":{"replicas":"two"}})")));
+    REQUIRE_FALSE(h.pass(key));
+    now = h.get(gateway::gateway_instances(), key).value();
+    degraded = kcoro::runtime::find_condition(*kcoro::runtime::conditions_of(*now), "Degraded");
+    CHECK(degraded->at("message") == "spec.replicas: expected an integer, got \"two\"");
+    REQUIRE(h.run(h.admin->patch(gateway::gateway_instances(), key,
+                                 R"({"spec":{"replicas":1,"port":8080,"env":[{"name":"GOOD"}]}})")));
+    auto fixed = h.pass(key);
+    REQUIRE_MESSAGE(fixed, (fixed ? "" : fixed.error().message()));
+    CHECK(h.get(kcoro::resources::deployments(), key));
 }
 
 namespace {

@@ -48,10 +48,12 @@
 #include <kcoro/runtime/controller_helpers.hpp>
 #include <kcoro/runtime/reconcile_context.hpp>
 #include <kcoro/runtime/write_hooks.hpp>
+#include <kcoro/typed/resource_traits.hpp>
 
 #include <boost/asio/awaitable.hpp>
 #include <boost/json/object.hpp>
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -86,5 +88,25 @@ inline boost::asio::awaitable<result<write_result>> apply_owned(client::client& 
 boost::asio::awaitable<result<write_result>> apply_owned(client::client& c, reconcile_context ctx,
                                                          group_version_resource gvr, boost::json::object desired,
                                                          object_ptr owner);
+
+/// The identity of a typed owner as an object (apiVersion, kind, name,
+/// namespace, uid): all apply_owned reads of its owner.
+template <typed::resource_type T> object_ptr owner_identity(const T& owner) {
+    using traits = typed::resource_traits<T>;
+    return std::make_shared<const boost::json::object>(boost::json::object{
+        {"apiVersion", traits::api_version},
+        {"kind", traits::kind},
+        {"metadata", boost::json::object{{"name", owner.metadata.name},
+                                         {"namespace", owner.metadata.namespace_},
+                                         {"uid", owner.metadata.uid}}}});
+}
+/// From a typed reconcile (controller_builder::complete<T>): the owner as decoded.
+template <typed::resource_type T>
+boost::asio::awaitable<result<write_result>> apply_owned(client::client& c, reconcile_context ctx,
+                                                         group_version_resource gvr, boost::json::object desired,
+                                                         std::shared_ptr<const T> owner) {
+    auto identity = owner ? owner_identity(*owner) : object_ptr();
+    return apply_owned(c, std::move(ctx), std::move(gvr), std::move(desired), std::move(identity));
+}
 
 } // namespace kcoro::runtime

@@ -31,6 +31,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <typeindex>
 #include <vector>
 
 namespace kcoro::runtime {
@@ -49,6 +50,8 @@ struct informer_factory_options {
     std::function<bool(const group_version_resource&)> is_namespaced{};
     /// Handed to every informer (watcher failures, handler exceptions).
     kcoro::logger log{};
+    /// Entries of each typed memo of get<T> (typed_memo.hpp).
+    std::size_t typed_memo_capacity = 4096;
 };
 
 /// The built-in cluster-scoped resources (namespaces, nodes, persistentvolumes,
@@ -85,6 +88,17 @@ public:
     std::vector<object_ptr> list(const group_version_resource& gvr, std::string_view ns = {});
     std::vector<object_ptr> by_index(const group_version_resource& gvr, std::string_view index,
                                      std::string_view value);
+    /// Typed cached read from the informer of resource_traits<T>::gvr():
+    /// decoded once per object version and shared (typed_memo.hpp); null
+    /// when not cached; a decode_error naming the field paths when the
+    /// object does not decode. Defined in kcoro/runtime/typed_cache.hpp
+    /// (included by the controller builder's header).
+    template <class T> result<std::shared_ptr<const T>> get(const object_key& key);
+    /// The informer get(gvr, key) reads: gvr's in the default scope, else
+    /// the one scoped to `ns`; null when neither exists.
+    informer* reader_for(const group_version_resource& gvr, std::string_view ns);
+    /// One slot per informer and type, for the typed memos of get<T>.
+    std::shared_ptr<void>& memo_slot(const informer& inf, std::type_index type);
 
     const informer_factory_options& options() const noexcept { return opts_; }
 

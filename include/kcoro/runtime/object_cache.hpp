@@ -38,6 +38,7 @@
 #include <kcoro/runtime/compact_object.hpp>
 #include <kcoro/runtime/watcher_fsm.hpp>
 
+#include <cstdint>
 #include <functional>
 #include <iosfwd>
 #include <map>
@@ -126,6 +127,10 @@ public:
 
     // --- readers ----------------------------------------------------------
     object_ptr get(const object_key& key) const;
+    /// A number that changes whenever the object stored under `key` does
+    /// (never reused by this cache), 0 when none is: what a memo of objects
+    /// decoded from this cache (typed_memo.hpp) checks, without a parse.
+    std::uint64_t stamp(const object_key& key) const noexcept;
     std::vector<object_ptr> list() const;
     std::vector<object_ptr> list_namespace(std::string_view ns) const;
     /// Objects whose controller owner reference has this uid.
@@ -145,6 +150,7 @@ private:
     // (the key, and so the set's order, stays the same).
     struct slot {
         mutable compact_object obj;
+        mutable std::uint64_t stamp = 0;  // see stamp(); set whenever obj gets another object
     };
     struct key_view {
         std::string_view ns;
@@ -198,7 +204,7 @@ private:
     void apply_one(const object_ptr& raw, const notification_sink& sink);
     void remove_one(const object_ptr& raw, const notification_sink& sink);
     void replace(item_set next, const notification_sink& sink);
-    static void put(item_set& set, compact_object block);
+    void put(item_set& set, compact_object block);
     std::vector<object_ptr> lookup(std::size_t ix, std::string_view value) const;
 
     cache_options opts_;
@@ -208,6 +214,7 @@ private:
     std::size_t bytes_ = 0;
     std::string scratch_;         // reused while writing compact text
     bool synced_ = false;
+    std::uint64_t last_stamp_ = 0;
 };
 
 } // namespace kcoro::runtime

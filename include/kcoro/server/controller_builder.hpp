@@ -8,6 +8,16 @@
 //
 // (test/integration/header_examples_test.cpp runs it.)
 //
+// Typed (kcoro/typed/): the resource and its kind from resource_traits<T>,
+// the reconciler gets the decoded, checked primary (see complete<T>):
+//
+//   mgr.controller("gateway")
+//       .for_<v1alpha1::gateway_instance>()
+//       .owns<k8s::deployment>()
+//       .complete<v1alpha1::gateway_instance>(reconcile);   // (ctx, std::shared_ptr<const T>)
+//
+// (test/integration/typed_builder_test.cpp runs it.)
+//
 // complete() wires, from the manager:
 //  - controller_runtime_* and workqueue_* metrics for the controller (the
 //    manager's registry, exported on /metrics), plus kcoro_noop_writes_total
@@ -43,7 +53,16 @@
 #include <kcoro/runtime/informer.hpp>
 #include <kcoro/runtime/predicates.hpp>
 #include <kcoro/runtime/rate_limiter.hpp>
+#include <kcoro/runtime/reconcile_context.hpp>
+#include <kcoro/runtime/reconcile_result.hpp>
+#include <kcoro/runtime/typed_cache.hpp>
+#include <kcoro/typed/resource_traits.hpp>
+#include <kcoro/typed/validation.hpp>
 
+#include <boost/asio/awaitable.hpp>
+
+#include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -51,6 +70,17 @@
 namespace kcoro::server {
 
 class manager;
+
+/// A typed reconciler: the primary object decoded (and checked) from the
+/// cache, shared and immutable.
+template <class T>
+using typed_reconcile_func = std::function<boost::asio::awaitable<result<runtime::reconcile_result>>(
+    runtime::reconcile_context ctx, std::shared_ptr<const T> obj)>;
+/// What a typed controller does with a primary object that does not decode
+/// or fails its checks: `obj` is the object as cached, `errors` every field
+/// path (typed::describe(errors) is an InvalidSpec condition's message).
+using invalid_object_func = std::function<boost::asio::awaitable<result<runtime::reconcile_result>>(
+    runtime::reconcile_context ctx, object_ptr obj, typed::field_errors errors)>;
 
 class controller_builder {
 public:
@@ -66,6 +96,25 @@ public:
     /// Any resource, mapped to keys by `fn`.
     controller_builder& watches(runtime::informer_key key, runtime::map_func fn,
                                 std::vector<runtime::predicate> predicates = {});
+    // Typed sources: the resource (and its kind, added to the manager's
+    // resource table when missing) from resource_traits<T>, so the type and
+    // the resource watched cannot disagree.
+    template <typed::resource_type T> controller_builder& for_() { return for_<T>({}); }
+    template <typed::resource_type T> controller_builder& for_(std::vector<runtime::predicate> predicates) {
+        return for_(typed_key<T>(), std::move(predicates));
+    }
+    template <typed::resource_type T> controller_builder& owns() { return owns<T>({}); }
+    template <typed::resource_type T> controller_builder& owns(std::vector<runtime::predicate> predicates) {
+        return owns(typed_key<T>(), std::move(predicates));
+    }
+    template <typed::resource_type T> controller_builder& watches(runtime::map_func fn) {
+        return watches<T>(std::move(fn), {});
+    }
+    template <typed::resource_type T>
+    controller_builder& watches(runtime::map_func fn, std::vector<runtime::predicate> predicates) {
+        return watches(typed_key<T>(), std::move(fn), std::move(predicates));
+    }
+
     /// Applied to every source, before its own predicates.
     controller_builder& with_event_filter(runtime::predicate p);
 
@@ -82,7 +131,52 @@ public:
     runtime::controller& complete(runtime::reconcile_context_func r);
     runtime::controller& complete(runtime::reconcile_func r);
 
+    /// A typed controller: each reconcile reads the primary from the cache,
+    /// decoded once per version (typed_memo.hpp), and checks it
+    /// (typed::check: the schema's bounds and the type's validate()).
+    ///  - not in the cache (deleted): success, `r` is not called (owner
+    ///    references and finalizers take it from there);
+    ///  - decodes and checks: `r(ctx, obj)`;
+    ///  - does not: `on_invalid(ctx, raw, errors)`, or by default the
+    ///    "Reconciler error" log and a terminal error (not retried until the
+    ///    object changes: never a hot loop). Set a status condition there.
+    /// T must be the for_() resource (std::invalid_argument otherwise).
+    template <typed::resource_type T> runtime::controller& complete(typed_reconcile_func<T> r) {
+        return complete<T>(std::move(r), invalid_object_func());
+    }
+    template <typed::resource_type T>
+    runtime::controller& complete(typed_reconcile_func<T> r, invalid_object_func on_invalid);
+
 private:
+    template <typed::resource_type T> runtime::informer_key typed_key() {
+        using traits = typed::resource_traits<T>;
+        resource_info info;
+        info.gvr = traits::gvr();
+        info.kind = std::string(traits::kind);
+        info.namespaced = traits::namespaced;
+        info.has_status = traits::info.status_subresource;
+        add_resource(std::move(info));
+        runtime::informer_key k;
+        k.gvr = traits::gvr();
+        return k;
+    }
+    /// Adds `info` to the manager's table when missing; a different kind
+    /// for the same resource is a start-up configuration error.
+    void add_resource(resource_info info);
+    /// The informer of the for_() resource (std::invalid_argument without one).
+    runtime::informer& primary_informer(const group_version_resource& expected);
+    std::size_t inf_memo_capacity() const noexcept;
+
+    template <class T> struct typed_state {
+        runtime::typed_memo<T> memo;
+        runtime::informer* inf;
+        typed_reconcile_func<T> reconcile;
+        invalid_object_func on_invalid;
+    };
+    template <class T>
+    static boost::asio::awaitable<result<runtime::reconcile_result>> typed_pass(
+        runtime::reconcile_context ctx, std::shared_ptr<typed_state<T>> st);
+
     struct source {
         enum class role { primary, owned, mapped } kind;
         runtime::informer_key key;
@@ -100,5 +194,39 @@ private:
     runtime::hot_loop_options hot_loop_{};
     runtime::rate_limiter_options rate_limiter_{};
 };
+
+template <typed::resource_type T>
+runtime::controller& controller_builder::complete(typed_reconcile_func<T> r, invalid_object_func on_invalid) {
+    auto& inf = primary_informer(typed::resource_traits<T>::gvr());
+    auto st = std::make_shared<typed_state<T>>(typed_state<T>{
+        runtime::typed_memo<T>(inf_memo_capacity()), &inf, std::move(r), std::move(on_invalid)});
+    // A plain lambda returning the coroutine: the state travels by value
+    // into each pass's frame (one shared_ptr copy per reconcile).
+    return complete(runtime::reconcile_context_func(
+        [st](const runtime::reconcile_context& ctx) { return typed_pass<T>(ctx, st); }));
+}
+
+template <class T>
+boost::asio::awaitable<result<runtime::reconcile_result>> controller_builder::typed_pass(
+    runtime::reconcile_context ctx, std::shared_ptr<typed_state<T>> st) {
+    auto found = st->memo.find(st->inf->cache(), ctx.key);
+    if (!found.object && !found.errors) {
+        co_return runtime::success();  // deleted: nothing to converge
+    }
+    typed::field_errors errors = found.errors ? *found.errors : typed::check(*found.object);
+    if (errors.empty()) {
+        auto pass = st->reconcile(std::move(ctx), std::move(found.object));
+        co_return co_await std::move(pass);
+    }
+    if (st->on_invalid) {
+        auto raw = st->inf->cache().get(found.key);
+        auto pass = st->on_invalid(std::move(ctx), std::move(raw), std::move(errors));
+        co_return co_await std::move(pass);
+    }
+    if (!found.errors) {
+        found.errors = std::make_shared<const typed::field_errors>(std::move(errors));
+    }
+    co_return runtime::terminal_error(found.to_error());
+}
 
 } // namespace kcoro::server

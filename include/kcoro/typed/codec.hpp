@@ -426,6 +426,25 @@ template <class T> decode_result<T> from_json(const boost::json::value& v) {
     return out;
 }
 
+/// Decodes a described struct straight from an object (no copy into a
+/// json::value first): what the typed client verbs and cache reads use.
+template <detail::described_struct T> field_errors decode(const boost::json::object& o, T& out) {
+    field_errors errors;
+    detail::decode_context c(errors);
+    out = T{};
+    detail::decode_struct(o, out, detail::path{}, c);
+    c.finish();
+    return errors;
+}
+
+template <detail::described_struct T> decode_result<T> from_json(const boost::json::object& o) {
+    T out;
+    auto errors = decode(o, out);
+    if (!errors.empty())
+        return errors;
+    return out;
+}
+
 /// Decodes a part of an object, paths prefixed: `from_json<gateway_spec>(obj.at("spec"), "spec")`.
 template <class T> decode_result<T> from_json(const boost::json::value& v, std::string_view root_path) {
     T out;
@@ -435,6 +454,17 @@ template <class T> decode_result<T> from_json(const boost::json::value& v, std::
     if (!errors.empty())
         return errors;
     return out;
+}
+
+/// A described enumerator's wire name ("ClusterIP"); empty for a value
+/// outside the enumerators.
+template <detail::described_enum E> constexpr std::string_view enum_name(E v) noexcept {
+    using names = detail::enum_names<E>;
+    for (std::size_t i = 0; i < names::size; ++i) {
+        if (names::values[i] == v)
+            return names::names[i];
+    }
+    return {};
 }
 
 /// The JSON form of any mapped value.

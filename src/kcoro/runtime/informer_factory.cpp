@@ -73,6 +73,8 @@ struct informer_factory::impl {
     std::shared_ptr<std::vector<std::string>> kept_managers_ = std::make_shared<std::vector<std::string>>();
     asio::steady_timer changed_;
     std::uint64_t epoch_ = 0;
+    // Typed memos of get<T>, by informer and type (typed_cache.hpp).
+    std::map<std::pair<const informer*, std::type_index>, std::shared_ptr<void>> memos_;
 
     void notify() {
         ++epoch_;
@@ -269,14 +271,23 @@ asio::awaitable<result<void>> informer_factory::wait_for_sync(std::chrono::nanos
     }
 }
 
-object_ptr informer_factory::get(const group_version_resource& gvr, const object_key& key) {
+informer* informer_factory::reader_for(const group_version_resource& gvr, std::string_view ns) {
     informer_key k;
     k.gvr = gvr;
     auto* inf = find(k);
-    if (!inf && !key.ns.empty()) {
-        k.namespace_ = key.ns;
+    if (!inf && !ns.empty()) {
+        k.namespace_ = std::string(ns);
         inf = find(k);
     }
+    return inf;
+}
+
+std::shared_ptr<void>& informer_factory::memo_slot(const informer& inf, std::type_index type) {
+    return impl_->memos_[{&inf, type}];
+}
+
+object_ptr informer_factory::get(const group_version_resource& gvr, const object_key& key) {
+    auto* inf = reader_for(gvr, key.ns);
     return inf ? inf->cache().get(key) : nullptr;
 }
 

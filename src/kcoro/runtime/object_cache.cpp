@@ -269,7 +269,7 @@ void object_cache::apply_one(const object_ptr& raw, const notification_sink& sin
     auto it = items_.find(key_view{p.block.namespace_(), p.block.name()});
     if (it == items_.end()) {
         bytes_ += p.block.bytes();
-        auto [pos, inserted] = items_.insert(slot{std::move(p.block)});
+        auto [pos, inserted] = items_.insert(slot{std::move(p.block), ++last_stamp_});
         index_slot(*pos);
         if (sink) {
             sink({notification_type::added, nullptr, p.view, false});
@@ -280,6 +280,7 @@ void object_cache::apply_one(const object_ptr& raw, const notification_sink& sin
     unindex_slot(*it);
     bytes_ -= it->obj.bytes();
     it->obj = std::move(p.block);
+    it->stamp = ++last_stamp_;
     bytes_ += it->obj.bytes();
     index_slot(*it);
     if (sink) {
@@ -341,9 +342,10 @@ void object_cache::put(item_set& set, compact_object block) {
     auto it = set.lower_bound(key_view{block.namespace_(), block.name()});
     if (it != set.end() && it->obj.namespace_() == block.namespace_() && it->obj.name() == block.name()) {
         it->obj = std::move(block);  // listed twice: the later state
+        it->stamp = ++last_stamp_;
         return;
     }
-    set.insert(it, slot{std::move(block)});
+    set.insert(it, slot{std::move(block), ++last_stamp_});
 }
 
 void object_cache::handle(const watcher_event& e, const notification_sink& sink) {
@@ -401,6 +403,11 @@ std::vector<cache_notification> object_cache::replace_all(std::vector<object_ptr
 }
 
 // --- readers ----------------------------------------------------------------
+std::uint64_t object_cache::stamp(const object_key& key) const noexcept {
+    auto it = items_.find(key);
+    return it == items_.end() ? 0 : it->stamp;
+}
+
 object_ptr object_cache::get(const object_key& key) const {
     auto it = items_.find(key);
     return it == items_.end() ? nullptr : it->obj.decode();

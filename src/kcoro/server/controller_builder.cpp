@@ -83,6 +83,39 @@ controller_builder& controller_builder::rate_limiter(runtime::rate_limiter_optio
     return *this;
 }
 
+void controller_builder::add_resource(resource_info info) {
+    auto& table = mgr_.resources();
+    if (const auto* known = table.find(info.gvr)) {
+        if (known->kind != info.kind) {
+            std::ostringstream what;
+            what << info.gvr;
+            throw std::invalid_argument("controller " + name_ + ": resource " + what.str() + " is kind " +
+                                        known->kind + " in the manager's resource table, not " + info.kind);
+        }
+        return;
+    }
+    table.add(std::move(info));
+}
+
+runtime::informer& controller_builder::primary_informer(const group_version_resource& expected) {
+    auto primary = std::find_if(sources_.begin(), sources_.end(),
+                                [](const source& s) { return s.kind == source::role::primary; });
+    if (primary == sources_.end()) {
+        throw std::invalid_argument("controller " + name_ + ": a controller needs a primary resource (for_())");
+    }
+    if (!(primary->key.gvr == expected)) {
+        std::ostringstream what;
+        what << "controller " << name_ << ": the typed reconciler is for " << expected << ", the primary is "
+             << primary->key.gvr;
+        throw std::invalid_argument(what.str());
+    }
+    return mgr_.cache().get_or_create(primary->key);
+}
+
+std::size_t controller_builder::inf_memo_capacity() const noexcept {
+    return mgr_.cache().options().typed_memo_capacity;
+}
+
 runtime::controller& controller_builder::complete(runtime::reconcile_func r) {
     return complete(runtime::reconcile_context_func(
         [f = std::move(r)](const runtime::reconcile_context& ctx) { return f(ctx.key); }));

@@ -2,6 +2,7 @@
 
 #include <kcoro/core/apply_drift.hpp>
 #include <kcoro/core/object.hpp>
+#include <kcoro/typed/validation.hpp>
 
 #include <boost/json/parse.hpp>
 #include <doctest/doctest.h>
@@ -16,7 +17,10 @@ json::object instance() {
       "spec":{"image":"nginx:1","replicas":2,"port":9000,"env":[{"name":"A","value":"1"}]}})")
         .as_object();
 }
-gateway_spec spec() { return std::get<gateway_spec>(parse_spec(instance())); }
+gateway_spec spec_of(const json::object& gi) {
+    return kcoro::typed::decode_valid<gateway_instance>(gi).value().spec;
+}
+gateway_spec spec() { return spec_of(instance()); }
 
 // What the API server returns for the desired object: defaults added.
 json::object as_served(json::object o) {
@@ -119,7 +123,7 @@ TEST_CASE("drift on each owned field is seen") {
 TEST_CASE("an instance without env sets no env, and a child missing its container or spec drifts") {
     auto no_env = instance();
     no_env["spec"].as_object().erase("env");
-    auto d = desired_deployment(no_env, std::get<gateway_spec>(parse_spec(no_env)));
+    auto d = desired_deployment(no_env, spec_of(no_env));
     const auto& c = d.at("spec").at("template").at("spec").at("containers").as_array()[0].as_object();
     CHECK_FALSE(c.contains("env"));
     CHECK(kcoro::apply_drift(d, as_served(d), "gateway-operator").value_or("") == "");

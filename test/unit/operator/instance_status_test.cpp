@@ -24,7 +24,10 @@ json::object deployment(int ready, int available, int observed_gen = 1) {
 observed_facts facts(const json::object* d) {
     observed_facts f;
     f.generation = 3;
-    f.spec = gateway_spec{"x", 2, 8080, service_type::cluster_ip, {}, {}};
+    gateway_spec spec;
+    spec.image = "x";
+    spec.replicas = 2;
+    f.spec = spec;
     f.registered = true;
     f.registration_name = "gatewayinstance-U";
     f.endpoint = "g.ns.svc:8080";
