@@ -62,8 +62,9 @@ boost::asio::awaitable<kcoro::result<runtime::reconcile_result>> reconciler::app
     const runtime::reconcile_context& ctx, kcoro::object_ptr obj) {
     auto decoded = kcoro::typed::decode_valid<@@version@@::@@kind_snake@@>(*obj);
     if (!decoded) {
-        // A spec the schema let through but validate() refuses: report it,
-        // do not retry (nothing changes until the object does).
+        // A spec outside the type's schema bounds (a CRD installed without
+        // them, or an older one) or refused by validate(): report it, do not
+        // retry (nothing changes until the object does).
         co_return runtime::terminal_error(kcoro::typed::to_error(decoded.error(), "invalid " + ctx.key.str()));
     }
     auto& current = *decoded;
