@@ -251,6 +251,10 @@ bool owns_at_or_below(const field_set& s, const field_path& p) {
     return it != s.end() && p.is_prefix_of(*it);
 }
 
+bool owns_above(const field_set& s, const field_path& p) {
+    return std::any_of(s.begin(), s.end(), [&](const field_path& e) { return e != p && e.is_prefix_of(p); });
+}
+
 field_set set_union(const field_set& a, const field_set& b) {
     field_set out = a;
     out.insert(b.begin(), b.end());

@@ -96,6 +96,9 @@ bool is_stripped_meta_field(const field_path& p);
 
 /// True when `s` holds `p` or anything below it.
 bool owns_at_or_below(const field_set& s, const field_path& p);
+/// True when `s` holds a strict ancestor of `p` (owns it as a whole: an
+/// atomic list or a leaf there).
+bool owns_above(const field_set& s, const field_path& p);
 
 field_set set_union(const field_set& a, const field_set& b);
 field_set set_difference(const field_set& a, const field_set& b);

@@ -470,6 +470,12 @@ result<json::object> server_side_apply(const json::object& live, const json::obj
         // real configuration's set has them (stripped only afterwards), so
         // they are never pruned (found by libFuzzer: kind vanished).
         if (is_stripped_meta_field(p)) continue;
+        // Inside what this apply now owns as a whole (a list that became
+        // atomic, a map that became a leaf): not a separate field any more,
+        // so not pruned; structured-merge-diff cannot even address it
+        // (found by libFuzzer: a keyed item pruned out of the atomic list
+        // just applied, so re-applying changed the object).
+        if (owns_above(self.fields, p)) continue;
         if (!owns_at_or_below(owned_elsewhere, p) && !is_item_key_field(p)) remove_path(merged_v, p);
     }
     json::object merged = std::move(merged_v.get_object());

@@ -38,6 +38,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     boost::system::error_code ec;
     json::value doc = json::parse(doc_text, ec);
     if (ec) return 0;
+    // Boost.JSON 1.81 parses 0e400 as NaN (0 times an infinity; Go reads 0),
+    // and NaN != NaN: equality properties mean nothing on such a document.
+    if (kcoro::fuzz::has_non_finite(doc)) return 0;
     const json::value before = doc;
     auto r = kcoro::apply_json_patch(doc, patch_text);
     check(doc == before, "input document modified");

@@ -363,3 +363,18 @@ TEST_CASE("duplicate keys in an applied list are refused as the real server's ty
                             apply_options{"m", true, at(0)})
               .has_value());
 }
+
+TEST_CASE("a list this apply owns as a whole keeps what was applied: no pruning inside it") {
+    // Regression (libFuzzer, server_side_apply): the live object's kind has
+    // no list strategy (ports is atomic there) while the manager's last set,
+    // written by a client, owned keyed items of it; pruning those items
+    // emptied the atomic list just applied, and re-applying changed it.
+    auto live = o(R"({"apiVersion":"v1","kind":"Widget","metadata":{"uid":"u","managedFields":[
+        {"manager":"m","operation":"Apply","fieldsV1":{"f:spec":{"f:ports":{"k:{\"port\":80}":{".":{}}}}}}]},
+        "spec":{"ports":[{"port":280,"name":"a"},{"port":80}]}})");
+    const auto cfg = R"({"apiVersion":"v1","kind":"Widget","spec":{"ports":[{"port":80}]}})";
+    auto once = apply_ok(live, cfg, "m", true);
+    CHECK(json::serialize(once.at("spec").at("ports")) == R"([{"port":80}])");
+    auto twice = apply_ok(once, cfg, "m", true);
+    CHECK(twice.at("spec") == once.at("spec"));
+}
