@@ -132,6 +132,7 @@ private:
         std::unique_ptr<client::client> c;
         client::memory_transport* t = nullptr;
         std::uint64_t writes = 0;  // non-lease writes sent
+        steady_time partitioned_until{};  // its requests fail until then
         // The instance as this peer last read it (name -> object; null: 404).
         std::map<std::string, std::shared_ptr<const json::object>> seen;
     };
@@ -460,6 +461,11 @@ asio::awaitable<io::http_reply> world::intercept(peer* p, io::http_request req) 
     const auto id = ++req_seq_;
     const auto t = parse_target(req.method, req.target);
     tr_.line(clk_.now(), "req", "#" + std::to_string(id) + " " + p->name + " " + req.method + " " + req.target);
+    if (clk_.now() < p->partitioned_until) {
+        // Partitioned away: nothing reaches the server.
+        tr_.line(clk_.now(), "fault", "#" + std::to_string(id) + " partitioned");
+        co_return io::http_drop{};
+    }
     // Request latency: a few milliseconds, sometimes a spike.
     auto latency = rng_.chance(0.02) ? rng_.millis(200ms, 3s) : rng_.millis(1ms, 8ms);
     co_await clk_.sleep_for(latency);
@@ -736,13 +742,25 @@ asio::awaitable<void> world::fault_loop() {
         if (!faults_on_) break;
         const double x = rng_.real();
         ++faults_;
-        if (x < 0.3) {
+        if (x < 0.25) {
             tr_.line(clk_.now(), "fault", "close every watch");
             srv_.close_watches();
-        } else if (x < 0.55) {
+        } else if (x < 0.45) {
             auto& p = *peers_[rng_.below(peers_.size())];
             tr_.line(clk_.now(), "fault", "cut the streams of " + p.name);
             if (p.t) p.t->close_streams(client::stream_end::cut);
+        } else if (x < 0.65) {
+            // One replica partitioned away (its requests fail) while the other may take over.
+            std::vector<peer*> ops;
+            for (auto& r : replicas_) {
+                if (!r->exit && r->p->t) ops.push_back(r->p);
+            }
+            if (!ops.empty()) {
+                auto* p = ops[rng_.below(ops.size())];
+                const auto d = rng_.millis(5s, 40s);
+                p->partitioned_until = clk_.now() + d;
+                tr_.line(clk_.now(), "fault", "partition " + p->name + " for " + std::to_string(d.count()) + "ms");
+            }
         } else if (x < 0.8) {
             tr_.line(clk_.now(), "fault", "compact at revision " + std::to_string(srv_.store().current_revision()));
             srv_.store().compact();
