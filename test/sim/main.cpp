@@ -7,6 +7,7 @@
 //   --expect-violation                    succeed only if some seed breaks an invariant
 //                                         (stops at the first; the defect proofs)
 //   --chaos SECONDS --replicas N          shape of each run
+//   --late-writes                         also writes answered after the client's deadline
 //
 // Exit code: 0 when every seed held every invariant, 1 otherwise (each
 // failing seed prints its violations and the command that replays it).
@@ -36,7 +37,7 @@ constexpr defect_name defect_names[] = {
 int usage(const char* argv0) {
     std::fprintf(stderr,
                  "usage: %s [--seed N | --seeds N [--first S]] [--trace] [--repeat K] [--defect NAME]\n"
-                 "          [--chaos SECONDS] [--replicas N] [--source-dir DIR]\n"
+                 "          [--chaos SECONDS] [--replicas N] [--source-dir DIR] [--late-writes]\n"
                  "defects:",
                  argv0);
     for (const auto& d : defect_names) std::fprintf(stderr, " %s", d.name);
@@ -71,6 +72,8 @@ int main(int argc, char** argv) {
             first = std::strtoull(value(), nullptr, 10);
         } else if (a == "--expect-violation") {
             expect_violation = true;
+        } else if (a == "--late-writes") {
+            base.late_writes = true;
         } else if (a == "--trace") {
             base.print_trace = true;
         } else if (a == "--repeat") {
@@ -129,9 +132,9 @@ int main(int argc, char** argv) {
                 if (failed++ == 0) first_failure = seed;
                 std::printf("seed %llu FAILED:\n", static_cast<unsigned long long>(seed));
                 for (const auto& v : r.violations) std::printf("  %s\n", v.c_str());
-                std::printf("  replay: scripts/kcoro-dev sim --seed %llu --trace%s%s\n",
+                std::printf("  replay: scripts/kcoro-dev sim --seed %llu --trace%s%s%s\n",
                             static_cast<unsigned long long>(seed), defect_arg.empty() ? "" : " --defect ",
-                            defect_arg.c_str());
+                            defect_arg.c_str(), base.late_writes ? " --late-writes" : "");
                 break;
             }
         }

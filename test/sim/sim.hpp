@@ -34,6 +34,9 @@ struct sim_options {
     /// Operator defects to switch on (gateway::defect bits), for the
     /// proof that the simulator catches them.
     unsigned defects = 0;
+    /// Also inject writes answered after the client's deadline (the server
+    /// commits after the client gave up): off by default, see docs/testing.md.
+    bool late_writes = false;
 };
 
 struct sim_result {

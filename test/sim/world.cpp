@@ -488,7 +488,7 @@ asio::awaitable<io::http_reply> world::intercept(peer* p, io::http_request req) 
             f = fault::e429;
         } else if (t.write && x < 0.09) {
             f = fault::lost_ack;
-        } else if (!t.write && x < 0.095) {
+        } else if (x < 0.095 && (!t.write || o_.late_writes)) {
             f = fault::read_timeout;
         }
     }
@@ -516,7 +516,7 @@ asio::awaitable<io::http_reply> world::intercept(peer* p, io::http_request req) 
         // write that commits after its client gave up is not simulated, see
         // docs/testing.md).
         ++faults_;
-        tr_.line(clk_.now(), "fault", tag + "read timeout");
+        tr_.line(clk_.now(), "fault", tag + (t.write ? "late write" : "read timeout"));
         co_await clk_.sleep_for(61s);
         break;
     }
