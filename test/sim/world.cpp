@@ -401,7 +401,11 @@ void world::check_request(peer& p, const target_info& t) {
         auto it = p.seen.find(t.name);
         if (it != p.seen.end() && (!it->second || is_being_deleted(*it->second))) {
             violation("child written for a deleting instance: " + p.name + " " + t.verb + " " + t.resource + " " +
-                      t.name);
+                      t.name + " (it last read the instance " +
+                      (it->second ? "at resourceVersion " + std::string(resource_version_of(*it->second)) +
+                                        ", deletionTimestamp " + std::string(deletion_timestamp_of(*it->second))
+                                  : std::string("gone")) +
+                      ")");
         }
         // A foreign object is never modified.
         if (t.verb != "create") {
@@ -542,7 +546,9 @@ asio::awaitable<io::http_reply> world::intercept(peer* p, io::http_request req) 
     if (auto* r = std::get_if<io::http_response>(&reply)) {
         tr_.mix(r->body);
         tr_.line(clk_.now(), "resp", tag + std::to_string(r->status) + " bytes=" + std::to_string(r->body.size()));
-        note_seen(*p, t, *r);
+        // What the client received: not an answer it gave up waiting for
+        // (read timeout) or one that never arrives (lost acknowledgement).
+        if (f != fault::read_timeout && f != fault::lost_ack) note_seen(*p, t, *r);
         if (f == fault::lost_ack && r->status < 300) {
             ++faults_;
             tr_.line(clk_.now(), "fault", tag + "lost acknowledgement (committed)");
