@@ -103,6 +103,7 @@ int main(int argc, char** argv) {
     std::uint64_t first_failure = 0;
     double virtual_seconds = 0;
     std::uint64_t requests = 0;
+    std::uint64_t refusals = 0;
     for (std::uint64_t seed = first; seed < first + count && !(expect_violation && failed); ++seed) {
         auto o = base;
         o.seed = seed;
@@ -116,6 +117,7 @@ int main(int argc, char** argv) {
             }
             virtual_seconds += std::chrono::duration<double>(r.virtual_time).count();
             requests += r.requests;
+            refusals += r.guard_refusals;
             if (k > 0 && r.trace_hash != hash) {
                 r.violations.push_back("determinism: run " + std::to_string(k + 1) + " traced " +
                                        std::to_string(r.trace_hash) + ", run 1 traced " + std::to_string(hash));
@@ -141,11 +143,12 @@ int main(int argc, char** argv) {
         std::fflush(stdout);
     }
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    std::printf("%llu seed(s), %llu failed%s; %.1f s, %.2f seeds/s, %.1f virtual hours, %llu requests\n",
+    std::printf("%llu seed(s), %llu failed%s; %.1f s, %.2f seeds/s, %.1f virtual hours, %llu requests, "
+                "%llu writes refused by the leader write guard\n",
                 static_cast<unsigned long long>(count), static_cast<unsigned long long>(failed),
                 failed ? (" (first: " + std::to_string(first_failure) + ")").c_str() : "", secs,
                 secs > 0 ? static_cast<double>(count) / secs : 0.0, virtual_seconds / 3600.0,
-                static_cast<unsigned long long>(requests));
+                static_cast<unsigned long long>(requests), static_cast<unsigned long long>(refusals));
     if (expect_violation) {
         if (failed) std::printf("caught at seed %llu\n", static_cast<unsigned long long>(first_failure));
         else std::printf("not caught in %llu seed(s)\n", static_cast<unsigned long long>(count));

@@ -45,6 +45,8 @@ struct sim_result {
     std::uint64_t trace_lines = 0;
     std::uint64_t requests = 0;
     std::uint64_t faults = 0;
+    /// Writes the leader write guard refused.
+    std::uint64_t guard_refusals = 0;
     std::uint64_t handlers = 0;
     std::chrono::nanoseconds virtual_time{0};
     bool ok() const noexcept { return violations.empty(); }

@@ -150,6 +150,7 @@ private:
         explicit trace_sink(world* wp) : w(wp) {}
         void write(std::string_view line) override {
             if (!line.empty() && line.back() == '\n') line.remove_suffix(1);
+            if (line.find("leader write guard refused") != std::string_view::npos) ++w->guard_refusals_;
             w->tr_.line(w->clk_.now(), "log", line);
         }
     };
@@ -192,6 +193,7 @@ private:
     std::set<std::string> reported_;
     std::uint64_t req_seq_ = 0;
     std::uint64_t faults_ = 0;
+    std::uint64_t guard_refusals_ = 0;
     apiserver::revision_t checked_rev_ = 0;
     std::set<std::string> known_uids_;  // instances that existed
     std::set<std::string> foreign_;     // Deployments the user made by hand
@@ -868,6 +870,7 @@ sim_result world::run() {
     out.trace_lines = tr_.lines();
     out.requests = req_seq_;
     out.faults = faults_;
+    out.guard_refusals = guard_refusals_;
     out.handlers = stats.handlers;
     out.virtual_time = clk_.now().time_since_epoch();
     return out;
