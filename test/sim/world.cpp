@@ -150,7 +150,7 @@ private:
         explicit trace_sink(world* wp) : w(wp) {}
         void write(std::string_view line) override {
             if (!line.empty() && line.back() == '\n') line.remove_suffix(1);
-            if (line.find("leader write guard refused") != std::string_view::npos) ++w->guard_refusals_;
+            if (line.find("Write refused: the leader lease") != std::string_view::npos) ++w->guard_refusals_;
             w->tr_.line(w->clk_.now(), "log", line);
         }
     };
