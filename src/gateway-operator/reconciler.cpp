@@ -88,9 +88,9 @@ asio::awaitable<result<reconcile_result>> reconciler::reconcile(runtime::reconci
 
     if ((opts_.defects & defect_registration_before_finalizer) && !kcoro::is_being_deleted(*p.instance)) {
         // The defect: something external before the finalizer.
-        auto parsed = parse_spec(*p.instance);
-        if (auto* spec = std::get_if<gateway_spec>(&parsed)) {
-            p.spec = *spec;
+        auto parsed = kcoro::typed::decode_valid<gateway_instance>(*p.instance);
+        if (parsed) {
+            p.spec = std::move(parsed->spec);
             if (auto r = co_await ensure_registration(p); !r) {
                 co_return r.error();
             }
