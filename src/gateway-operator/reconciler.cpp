@@ -86,6 +86,19 @@ asio::awaitable<result<reconcile_result>> reconciler::reconcile(runtime::reconci
     p.log = ctx.log.with_values({{"uid", p.uid}});
     p.ctx = std::move(ctx);
 
+    if ((opts_.defects & defect_registration_before_finalizer) && !kcoro::is_being_deleted(*p.instance)) {
+        // The defect: something external before the finalizer.
+        auto parsed = kcoro::typed::decode_valid<gateway_instance>(*p.instance);
+        if (parsed) {
+            p.spec = std::move(parsed->spec);
+            if (auto r = co_await ensure_registration(p); !r) {
+                co_return r.error();
+            }
+            p.outcome = step::ok;
+            p.failure.reset();
+            p.facts = observed_facts{};
+        }
+    }
     // The finalizer is persisted before the apply step creates anything
     // external, so a deletion can never skip the cleanup of what follows.
     runtime::finalizer_reconcile work = [this, &p](runtime::finalizer_event ev,
@@ -240,6 +253,7 @@ asio::awaitable<result<reconcile_result>> reconciler::write_status(pass& p) {
         co_return *p.failure;
     }
     auto decision = compute_status(*p.instance, p.facts, clock_.wall_now());
+    if (opts_.defects & defect_status_every_pass) decision.changed = true;  // the defect
     if (decision.changed) {
         json::object updated = *p.instance;
         updated["status"] = decision.status;

@@ -40,6 +40,15 @@
 
 namespace gateway {
 
+/// Deliberate defects, switched on one at a time by the simulator to prove
+/// that it catches them (test/sim, docs/testing.md). Never set otherwise.
+enum defect : unsigned {
+    /// The registration is created before the finalizer is persisted.
+    defect_registration_before_finalizer = 1u << 0,
+    /// The status is written on every pass, changed or not.
+    defect_status_every_pass = 1u << 1,
+};
+
 struct reconciler_options {
     std::string registry_namespace = "kcoro-system";
     /// Requeue while the Deployment rolls out (never block waiting).
@@ -49,6 +58,8 @@ struct reconciler_options {
     /// Field manager of the registration and status writes (the children's
     /// server-side applies use the reconcile context's).
     std::string field_manager = "gateway-operator";
+    /// `defect` bits (tests only).
+    unsigned defects = 0;
 };
 
 /// Something worth an Event on the instance (reason, note, Normal/Warning).

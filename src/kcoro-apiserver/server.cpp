@@ -35,6 +35,11 @@ server::~server() {
 }
 
 result<void> server::start() {
+    if (!options_.listen) {
+        loop_running_ = true;
+        asio::co_spawn(ex_, background_loop(), asio::bind_cancellation_slot(loop_cancel_.slot(), asio::detached));
+        return {};
+    }
     if (options_.tls) {
         if (!options_.ca_cert_pem.empty()) {
             auto ca = io::certificate_authority::from_pem(options_.ca_cert_pem, options_.ca_key_pem);
@@ -129,6 +134,7 @@ asio::awaitable<void> server::background_loop() {
 }
 
 std::string server::url() const {
+    if (!options_.listen) return "http://kcoro-apiserver.memory";
     std::string host = options_.address;
     if (host.find(':') != std::string::npos) host = "[" + host + "]";
     return std::string(options_.tls ? "https://" : "http://") + host + ":" + std::to_string(port());
@@ -184,7 +190,7 @@ std::string server::kubeconfig_yaml(const client_credentials& c) {
 
 void server::close_watches() {
     faults_.log("closing all watch streams");
-    if (http_) http_->close_streams();
+    handler_->close_streams();
 }
 
 void server::compact() {

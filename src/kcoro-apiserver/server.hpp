@@ -37,6 +37,11 @@
 namespace kcoro::apiserver {
 
 struct server_options {
+    /// False: no socket at all; requests reach handler() directly
+    /// (kcoro/client/memory_transport.hpp). start() then only starts the
+    /// loops, url() is "http://kcoro-apiserver.memory", and close_watches()
+    /// calls what handler().set_close_streams() was given.
+    bool listen = true;
     std::string address = "127.0.0.1";
     std::uint16_t port = 0;  // 0 = a free port
     bool tls = false;
@@ -78,7 +83,8 @@ public:
     server(const server&) = delete;
     server& operator=(const server&) = delete;
 
-    /// Generates certificates when needed, listens, starts the loops.
+    /// Generates certificates when needed, listens (unless options.listen is
+    /// false), starts the loops.
     result<void> start();
     /// Graceful shutdown of the HTTP side and the loops (see http_server::stop).
     void stop(std::chrono::milliseconds grace = std::chrono::seconds(2));

@@ -43,7 +43,7 @@ std::vector<step> one_ok(int n = 1) {
 
 kcoro::result<kcoro::client::http_response> call(asio::io_context& ioc, kcoro::io::clock& clk,
                                                   kcoro::client::transport_options o) {
-    auto t = kcoro::client::transport::create(clk, o);
+    auto t = kcoro::client::http_transport::create(clk, o);
     if (!t) {
         return t.error();
     }
@@ -157,7 +157,7 @@ TEST_CASE("bad TLS material is a configuration error at creation") {
     kcoro::client::transport_options o;
     o.server = "https://127.0.0.1:6443";
     o.tls.ca_pem = "-----BEGIN CERTIFICATE-----\ngarbage\n-----END CERTIFICATE-----\n";
-    auto t = kcoro::client::transport::create(clk, o);
+    auto t = kcoro::client::http_transport::create(clk, o);
     REQUIRE_FALSE(t.has_value());
     CHECK(t.error().code() == kcoro::kcoro_errc::invalid_config);
 }

@@ -48,12 +48,12 @@ step ok(std::string path, std::string body = R"({"kind":"ConfigMap"})") {
     return s;
 }
 
-std::unique_ptr<kcoro::client::transport> make(kcoro::io::clock& clk, const scripted_server& srv,
+std::unique_ptr<kcoro::client::http_transport> make(kcoro::io::clock& clk, const scripted_server& srv,
                                                metrics_sink* m = nullptr) {
     kcoro::client::transport_options o;
     o.server = srv.url();
     o.metrics = m;
-    auto t = kcoro::client::transport::create(clk, o);
+    auto t = kcoro::client::http_transport::create(clk, o);
     REQUIRE(t.has_value());
     return std::move(*t);
 }
@@ -262,7 +262,7 @@ TEST_CASE("a 401 invalidates the token and retries once with a fresh one") {
         ++invalidations;
         token = "new";
     };
-    auto t = kcoro::client::transport::create(clk, o);
+    auto t = kcoro::client::http_transport::create(clk, o);
     REQUIRE(t.has_value());
     auto r = run(ioc, (*t)->send(get("/a")));
     REQUIRE(r.has_value());
@@ -287,7 +287,7 @@ TEST_CASE("a token error fails the request before anything is sent") {
     o.auth.bearer_token = []() -> asio::awaitable<kcoro::result<std::string>> {
         co_return kcoro::error(kcoro::kcoro_errc::io_error, "token file unreadable");
     };
-    auto t = kcoro::client::transport::create(clk, o);
+    auto t = kcoro::client::http_transport::create(clk, o);
     REQUIRE(t.has_value());
     auto r = run(ioc, (*t)->send(get("/a")));
     REQUIRE(r.has_value());
@@ -388,7 +388,7 @@ TEST_CASE("connecting to a closed port fails cleanly") {
     }
     kcoro::client::transport_options o;
     o.server = "http://127.0.0.1:" + std::to_string(port);
-    auto t = kcoro::client::transport::create(clk, o);
+    auto t = kcoro::client::http_transport::create(clk, o);
     REQUIRE(t.has_value());
     auto r = run(ioc, (*t)->send(get("/a")));
     REQUIRE(r.has_value());

@@ -112,6 +112,12 @@ public:
     /// Fails for a bad server URL or TLS material (kcoro_errc::invalid_config).
     static result<std::unique_ptr<client>> create(const client_config& cfg, io::clock& clk,
                                                   client_options opts = {});
+    /// A client over a transport of the caller's (memory_transport.hpp, a
+    /// test double). The transport brings its own authentication, user agent
+    /// and metrics: `opts.auth`, `env`, `metrics`, `user_agent`,
+    /// `request_timeout` and `max_idle_connections` are not used here.
+    static std::unique_ptr<client> create(const client_config& cfg, io::clock& clk, std::unique_ptr<transport> t,
+                                          client_options opts = {});
     ~client();
     client(const client&) = delete;
     client& operator=(const client&) = delete;

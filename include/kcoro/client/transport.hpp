@@ -1,5 +1,9 @@
-// HTTP(S) transport to one API server: Beast over TCP or OpenSSL.
+// How the client reaches an API server: `transport` is the seam (one virtual
+// call per request or watch), `http_transport` the default implementation,
+// Beast over TCP or OpenSSL. kcoro/client/memory_transport.hpp hands requests
+// to an in-process handler instead (no sockets: tests, the simulator).
 //
+// http_transport:
 // - Request/response exchanges reuse keep-alive connections from a bounded
 //   idle pool; a broken connection is dropped, and a request whose reused
 //   connection turns out closed before any byte of the answer is sent again
@@ -107,33 +111,47 @@ public:
     virtual void close() noexcept = 0;
 };
 
+/// The seam between the client and the wire. Implementations own how a
+/// request reaches a server; retries, rate limits and decoding stay in the
+/// client. Lifetime and threads as the client's (one io_context).
 class transport {
 public:
-    /// Fails for a bad URL or unusable TLS material.
-    static result<std::unique_ptr<transport>> create(io::clock& clk, transport_options opts);
-    ~transport();
-    transport(const transport&) = delete;
-    transport& operator=(const transport&) = delete;
+    virtual ~transport() = default;
 
     // The coroutines take the request by value (it lives in their frame, so
     // an operation may be started later than it was made; client.hpp).
     /// One request; any HTTP answer is a value. Errors: transport codes,
     /// kcoro_errc::deadline_exceeded, cancellation, token errors.
-    boost::asio::awaitable<result<http_response>> round_trip(api_request req);
+    virtual boost::asio::awaitable<result<http_response>> round_trip(api_request req) = 0;
+    /// Opens a stream (watch) and reads the header. A non-2xx answer is read
+    /// whole and returned as its error.
+    virtual boost::asio::awaitable<result<std::unique_ptr<body_stream>>> open_stream(api_request req) = 0;
     /// As round_trip, with non-2xx answers turned into errors (error_from_response).
     boost::asio::awaitable<result<http_response>> send(api_request req);
-    /// Opens a stream (watch) on a dedicated connection and reads the header.
-    /// A non-2xx answer is read whole and returned as its error.
-    boost::asio::awaitable<result<std::unique_ptr<body_stream>>> open_stream(api_request req);
+    /// Drops idle connections (nothing for transports without any).
+    virtual void close_idle() noexcept {}
+};
+
+/// The default transport: HTTP/1.1 over TCP or TLS (see the file comment).
+class http_transport final : public transport {
+public:
+    /// Fails for a bad URL or unusable TLS material.
+    static result<std::unique_ptr<http_transport>> create(io::clock& clk, transport_options opts);
+    ~http_transport() override;
+    http_transport(const http_transport&) = delete;
+    http_transport& operator=(const http_transport&) = delete;
+
+    boost::asio::awaitable<result<http_response>> round_trip(api_request req) override;
+    /// On a dedicated connection.
+    boost::asio::awaitable<result<std::unique_ptr<body_stream>>> open_stream(api_request req) override;
 
     std::size_t idle_connections() const noexcept { return idle_.size(); }
     const server_endpoint& endpoint() const noexcept { return endpoint_; }
     const transport_options& options() const noexcept { return opts_; }
-    /// Drops idle connections.
-    void close_idle() noexcept;
+    void close_idle() noexcept override;
 
 private:
-    transport(io::clock& clk, transport_options opts, server_endpoint ep, std::shared_ptr<void> tls);
+    http_transport(io::clock& clk, transport_options opts, server_endpoint ep, std::shared_ptr<void> tls);
     boost::asio::awaitable<result<std::unique_ptr<detail::connection>>> connect(steady_time deadline);
     boost::asio::awaitable<result<http_response>> attempt(const api_request& req, const std::string& token);
     boost::asio::awaitable<result<std::unique_ptr<body_stream>>> open_attempt(const api_request& req,

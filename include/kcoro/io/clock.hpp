@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 
 namespace kcoro::io {
 
@@ -58,6 +59,8 @@ public:
     /// Moves time to the earliest pending deadline, if any; returns false when
     /// nobody sleeps.
     bool advance_to_next();
+    /// The earliest deadline of a sleeper not yet woken; nullopt when none.
+    std::optional<steady_time> next_deadline() const noexcept;
     std::size_t sleepers() const noexcept { return waiters_.size(); }
 
 private:

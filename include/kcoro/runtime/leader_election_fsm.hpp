@@ -134,6 +134,10 @@ public:
     /// still thinks it leads until its next timer: this is what catches it.
     bool may_write(steady_time now) const noexcept { return is_leader() && now < valid_until_; }
     steady_time valid_until() const noexcept { return valid_until_; }
+    /// While leading: when the lease we last wrote stops being ours to use
+    /// (the renewTime others read + renew_deadline + retry_period, always
+    /// before renewTime + lease_duration); no renew round lasts past it.
+    steady_time leading_until() const noexcept { return renewed_at_ + cfg_.renew_deadline + cfg_.retry_period; }
     const leader_record& observed() const noexcept { return observed_; }
     const leader_election_config& config() const noexcept { return cfg_; }
 
@@ -156,6 +160,11 @@ private:
     steady_time round_deadline_{};                    // of the current attempt / renew round
     bool in_round_ = false;
     steady_time valid_until_{};                        // may_write's bound
+    // When the renewTime of the body being written / last written was taken:
+    // a write retried by the client (429 Retry-After) commits a renewTime
+    // older than its answer, and others count from that renewTime.
+    steady_time stamp_{};
+    steady_time renewed_at_{};
 };
 
 } // namespace kcoro::runtime

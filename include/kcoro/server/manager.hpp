@@ -182,6 +182,10 @@ public:
     const logger& log() const noexcept;
     const manager_options& options() const noexcept;
     const std::string& name() const noexcept;
+    /// manager_setup::random (empty: real randomness). Controllers built with
+    /// controller() draw their reconcile IDs from it, so a seeded run is
+    /// seeded throughout.
+    const std::function<double()>& random_source() const noexcept;
     /// This replica's leader-election identity ("<hostname>_<uuid>").
     const std::string& identity() const noexcept;
 

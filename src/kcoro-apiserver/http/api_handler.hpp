@@ -63,6 +63,10 @@ public:
     /// Called by the fault endpoint's "closeWatches" (the server wires it to
     /// http_server::close_streams).
     void set_close_streams(std::function<void()> f) { close_streams_ = std::move(f); }
+    /// Ends every watch stream now (what set_close_streams() was given).
+    void close_streams() {
+        if (close_streams_) close_streams_();
+    }
     /// The store's commit hook must call this (after the write): it feeds the
     /// per-resource watch cache windows.
     void on_commit(revision_t rev);

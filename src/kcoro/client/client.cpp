@@ -82,13 +82,18 @@ result<std::unique_ptr<client>> client::create(const client_config& cfg, io::clo
         t.auth.invalidate = [creds] { creds->invalidate(); };
         keep = creds;
     }
-    auto tr = transport::create(clk, std::move(t));
+    auto tr = http_transport::create(clk, std::move(t));
     if (!tr) {
         return tr.error();
     }
     std::unique_ptr<client> c(new client(cfg, clk, std::move(opts), std::move(*tr)));
     c->credentials_ = std::move(keep);
     return c;
+}
+
+std::unique_ptr<client> client::create(const client_config& cfg, io::clock& clk, std::unique_ptr<transport> t,
+                                      client_options opts) {
+    return std::unique_ptr<client>(new client(cfg, clk, std::move(opts), std::move(t)));
 }
 
 asio::awaitable<result<void>> client::wait_for_token_bucket() {

@@ -46,19 +46,19 @@ asio::awaitable<result<exchange_outcome>> exchange(Stream& s, beast::flat_buffer
 
 } // namespace
 
-transport::transport(io::clock& clk, transport_options opts, server_endpoint ep, std::shared_ptr<void> tls)
+http_transport::http_transport(io::clock& clk, transport_options opts, server_endpoint ep, std::shared_ptr<void> tls)
     : clk_(clk), opts_(std::move(opts)), endpoint_(std::move(ep)), tls_(std::move(tls)) {}
 
-transport::~transport() { close_idle(); }
+http_transport::~http_transport() { close_idle(); }
 
-void transport::close_idle() noexcept {
+void http_transport::close_idle() noexcept {
     for (auto& c : idle_) {
         c->close();
     }
     idle_.clear();
 }
 
-result<std::unique_ptr<transport>> transport::create(io::clock& clk, transport_options opts) {
+result<std::unique_ptr<http_transport>> http_transport::create(io::clock& clk, transport_options opts) {
     auto ep = parse_server_url(opts.server);
     if (!ep) {
         return ep.error();
@@ -74,17 +74,17 @@ result<std::unique_ptr<transport>> transport::create(io::clock& clk, transport_o
         }
         tls = std::move(*ctx);
     }
-    return std::unique_ptr<transport>(new transport(clk, std::move(opts), std::move(*ep), std::move(tls)));
+    return std::unique_ptr<http_transport>(new http_transport(clk, std::move(opts), std::move(*ep), std::move(tls)));
 }
 
-void transport::observe(const api_request& req, std::string_view code, steady_time start) {
+void http_transport::observe(const api_request& req, std::string_view code, steady_time start) {
     if (opts_.metrics) {
         auto secs = std::chrono::duration<double>(clk_.now() - start).count();
         opts_.metrics->observe(req.verb, to_string(req.method), endpoint_.host_header, code, secs);
     }
 }
 
-asio::awaitable<result<std::unique_ptr<connection>>> transport::connect(steady_time deadline) {
+asio::awaitable<result<std::unique_ptr<connection>>> http_transport::connect(steady_time deadline) {
     auto now = clk_.now();
     auto connect_deadline = std::min(deadline, now + opts_.connect_timeout);
     // The handshake budget starts after connect; bounded by the request deadline.
@@ -93,7 +93,7 @@ asio::awaitable<result<std::unique_ptr<connection>>> transport::connect(steady_t
     co_return co_await open_connection(clk_, endpoint_, ctx, opts_.tls.server_name, connect_deadline, tls_deadline);
 }
 
-asio::awaitable<result<http_response>> transport::attempt(const api_request& req, const std::string& token) {
+asio::awaitable<result<http_response>> http_transport::attempt(const api_request& req, const std::string& token) {
     auto start = clk_.now();
     auto deadline = start + req.timeout.value_or(opts_.request_timeout);
     auto msg = make_request(req, endpoint_, opts_, token);
@@ -146,7 +146,7 @@ asio::awaitable<result<http_response>> transport::attempt(const api_request& req
     }
 }
 
-asio::awaitable<result<http_response>> transport::round_trip(api_request req) {
+asio::awaitable<result<http_response>> http_transport::round_trip(api_request req) {
     for (int auth_try = 0;; ++auth_try) {
         std::string token;
         if (opts_.auth.bearer_token) {

@@ -106,7 +106,7 @@ asio::awaitable<result<std::string>> drain(body_stream& s, std::size_t limit) {
 
 } // namespace
 
-asio::awaitable<result<std::unique_ptr<body_stream>>> transport::open_attempt(const api_request& req,
+asio::awaitable<result<std::unique_ptr<body_stream>>> http_transport::open_attempt(const api_request& req,
                                                                                const std::string& token) {
     auto start = clk_.now();
     auto deadline = start + req.timeout.value_or(opts_.request_timeout);
@@ -141,7 +141,7 @@ asio::awaitable<result<std::unique_ptr<body_stream>>> transport::open_attempt(co
     co_return std::unique_ptr<body_stream>(std::move(stream));
 }
 
-asio::awaitable<result<std::unique_ptr<body_stream>>> transport::open_stream(api_request req) {
+asio::awaitable<result<std::unique_ptr<body_stream>>> http_transport::open_stream(api_request req) {
     for (int auth_try = 0;; ++auth_try) {
         std::string token;
         if (opts_.auth.bearer_token) {

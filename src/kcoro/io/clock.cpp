@@ -68,4 +68,11 @@ bool manual_clock::advance_to_next() {
     return false;
 }
 
+std::optional<steady_time> manual_clock::next_deadline() const noexcept {
+    for (const auto& [key, w] : waiters_) {
+        if (!w->fired) return key.first;
+    }
+    return std::nullopt;
+}
+
 } // namespace kcoro::io

@@ -1,5 +1,7 @@
 #include <kcoro/runtime/leader_election_fsm.hpp>
 
+#include <algorithm>
+
 #include <kcoro/core/object.hpp>
 
 #include <boost/json/serialize.hpp>
@@ -154,9 +156,12 @@ le_action leader_election_fsm::step(const le_input& in) {
 le_action leader_election_fsm::on_timer(steady_time now) {
     if (state_ == state::leading) {
         if (!in_round_) {
-            // A renew round: it must succeed within renew_deadline of its start.
+            // A renew round: it must succeed within renew_deadline of its
+            // start (client-go), and never outlast the lease we last wrote
+            // as others see it (its renewTime may be older than our last
+            // success: the client retried the write; found by the simulator).
             in_round_ = true;
-            round_deadline_ = now + cfg_.renew_deadline;
+            round_deadline_ = std::min(now + cfg_.renew_deadline, leading_until());
         } else if (now >= round_deadline_) {
             state_ = state::lost;
             return le::stopped_leading{"failed to renew lease within the renew deadline"};
@@ -185,6 +190,7 @@ le_action leader_election_fsm::on_read(const le::lease_read& r) {
     next.lease_duration_seconds = whole_seconds(cfg_.lease_duration);
     next.acquire_time = format_rfc3339_micro(r.wall);
     next.renew_time = next.acquire_time;
+    stamp_ = r.now;
 
     if (!r.lease) {
         // No lease: create one holding it.
@@ -216,6 +222,7 @@ le_action leader_election_fsm::on_written(const le::write_succeeded& w) {
     last_lease_ = w.lease;
     in_round_ = false;
     valid_until_ = round_deadline_;  // the succeeded round's start + renew_deadline
+    renewed_at_ = stamp_;
     if (state_ == state::acquiring) {
         state_ = state::leading;
         return le::started_leading{w.now + cfg_.retry_period};

@@ -151,6 +151,14 @@ runtime::controller& controller_builder::complete(runtime::reconcile_context_fun
     opts.hot_loop = hot_loop_;
     opts.events = &mgr_.events(event_source_.empty() ? name_ : event_source_);
     opts.field_manager = field_manager_.empty() ? mgr_.name() : field_manager_;
+    if (const auto& r = mgr_.random_source()) {
+        // Reconcile IDs from the injected source (a seeded run stays seeded).
+        opts.random = [r] {
+            const auto hi = static_cast<std::uint64_t>(r() * 4294967296.0);
+            const auto lo = static_cast<std::uint64_t>(r() * 4294967296.0);
+            return (hi << 32) ^ lo;
+        };
+    }
     cache.keep_managed_fields_of(opts.field_manager);
 
     // Cached reads: the primary for the HotLoop Event, owned objects for apply_owned.

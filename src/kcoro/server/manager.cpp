@@ -700,6 +700,7 @@ metrics_registry& manager::metrics() noexcept { return impl_->metrics; }
 const logger& manager::log() const noexcept { return impl_->log; }
 const manager_options& manager::options() const noexcept { return impl_->opts; }
 const std::string& manager::name() const noexcept { return impl_->setup.name; }
+const std::function<double()>& manager::random_source() const noexcept { return impl_->setup.random; }
 const std::string& manager::identity() const noexcept { return impl_->identity; }
 
 runtime::event_recorder& manager::events(std::string_view reporting_controller) {

@@ -412,3 +412,26 @@ TEST_CASE("may_write: leading and before the last successful round's start plus 
     as<le::stopped_leading>(fsm.step(le::lease_read{t0 + 5s, w0 + 5s, lease_held_by("b_2", "3")}));
     CHECK_FALSE(fsm.may_write(t0 + 5s));
 }
+
+TEST_CASE("a renewal committed late (the client retried it) shortens the next round: it never outlasts the lease others see") {
+    // Found by the simulator (seed 66): the renew body stamped renewTime at
+    // t0+2s, a 429 with Retry-After made the client send it again at t0+6s,
+    // and it committed then. Others count from renewTime t0+2s (expired at
+    // t0+17s); a round started at t0+8s with a 10 s budget would have led
+    // until t0+18s.
+    leader_election_fsm fsm(config("a_1"));
+    auto stored = acquire(fsm);
+    as<le::get_lease>(fsm.step(le::timer_fired{t0 + 2s}));
+    auto upd = as<le::update_lease>(fsm.step(le::lease_read{t0 + 2s, w0 + 2s, stored}));
+    auto next = upd.body;
+    mutable_metadata(next)["resourceVersion"] = "2";
+    CHECK(as<le::wait_until>(fsm.step(le::write_succeeded{t0 + 6s, next})).deadline == t0 + 8s);
+    CHECK(fsm.leading_until() == t0 + 14s);  // renewTime + renew_deadline + retry_period
+    CHECK(as<le::get_lease>(fsm.step(le::timer_fired{t0 + 8s})).deadline == t0 + 14s);
+    // Nothing answers: leadership ends at t0+14s, before the lease (t0+17s).
+    CHECK(as<le::wait_until>(fsm.step(le::request_failed{t0 + 9s, error(kcoro_errc::deadline_exceeded)})).deadline ==
+          t0 + 11s);
+    as<le::get_lease>(fsm.step(le::timer_fired{t0 + 11s}));
+    as<le::stopped_leading>(fsm.step(le::request_failed{t0 + 12s, error(kcoro_errc::deadline_exceeded)}));
+    CHECK_FALSE(fsm.is_leader());
+}

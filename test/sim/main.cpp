@@ -1,0 +1,158 @@
+// kcoro-sim: runs seeds of the deterministic simulation (sim.hpp).
+//
+//   kcoro-sim --seed N [--trace]          one seed (the replay of a failure)
+//   kcoro-sim --seeds N [--first S]       seeds S..S+N-1 (default S = 1)
+//   kcoro-sim --seed N --repeat 2         the same seed twice: the traces must hash equal
+//   --defect NAME                         switch on an operator defect (see --help)
+//   --expect-violation                    succeed only if some seed breaks an invariant
+//                                         (stops at the first; the defect proofs)
+//   --chaos SECONDS --replicas N          shape of each run
+//   --late-writes                         also writes answered after the client's deadline
+//
+// Exit code: 0 when every seed held every invariant, 1 otherwise (each
+// failing seed prints its violations and the command that replays it).
+#include "sim.hpp"
+
+#include "reconciler.hpp"
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <string>
+#include <string_view>
+
+namespace {
+
+struct defect_name {
+    const char* name;
+    unsigned bit;
+};
+constexpr defect_name defect_names[] = {
+    {"registration-before-finalizer", gateway::defect_registration_before_finalizer},
+    {"status-every-pass", gateway::defect_status_every_pass},
+};
+
+int usage(const char* argv0) {
+    std::fprintf(stderr,
+                 "usage: %s [--seed N | --seeds N [--first S]] [--trace] [--repeat K] [--defect NAME]\n"
+                 "          [--chaos SECONDS] [--replicas N] [--source-dir DIR] [--late-writes]\n"
+                 "defects:",
+                 argv0);
+    for (const auto& d : defect_names) std::fprintf(stderr, " %s", d.name);
+    std::fprintf(stderr, "\n");
+    return 2;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    kcoro::sim::sim_options base;
+    base.source_dir = KCORO_SOURCE_DIR;
+    std::uint64_t first = 1;
+    std::uint64_t count = 1;
+    int repeat = 1;
+    bool expect_violation = false;
+    std::string defect_arg;
+    for (int i = 1; i < argc; ++i) {
+        std::string_view a = argv[i];
+        auto value = [&]() -> const char* {
+            if (i + 1 >= argc) {
+                std::exit(usage(argv[0]));
+            }
+            return argv[++i];
+        };
+        if (a == "--seed") {
+            first = std::strtoull(value(), nullptr, 10);
+            count = 1;
+        } else if (a == "--seeds") {
+            count = std::strtoull(value(), nullptr, 10);
+        } else if (a == "--first") {
+            first = std::strtoull(value(), nullptr, 10);
+        } else if (a == "--expect-violation") {
+            expect_violation = true;
+        } else if (a == "--late-writes") {
+            base.late_writes = true;
+        } else if (a == "--trace") {
+            base.print_trace = true;
+        } else if (a == "--repeat") {
+            repeat = std::atoi(value());
+        } else if (a == "--chaos") {
+            base.chaos = std::chrono::seconds(std::atoll(value()));
+        } else if (a == "--replicas") {
+            base.replicas = std::atoi(value());
+        } else if (a == "--source-dir") {
+            base.source_dir = value();
+        } else if (a == "--defect") {
+            defect_arg = value();
+            bool found = false;
+            for (const auto& d : defect_names) {
+                if (defect_arg == d.name) {
+                    base.defects |= d.bit;
+                    found = true;
+                }
+            }
+            if (!found) return usage(argv[0]);
+        } else {
+            return usage(argv[0]);
+        }
+    }
+    const auto start = std::chrono::steady_clock::now();  // the report's rate only; never inside a run
+    std::uint64_t failed = 0;
+    std::uint64_t first_failure = 0;
+    double virtual_seconds = 0;
+    std::uint64_t requests = 0;
+    std::uint64_t refusals = 0;
+    for (std::uint64_t seed = first; seed < first + count && !(expect_violation && failed); ++seed) {
+        auto o = base;
+        o.seed = seed;
+        std::uint64_t hash = 0;
+        for (int k = 0; k < repeat; ++k) {
+            kcoro::sim::sim_result r;
+            try {
+                r = kcoro::sim::run_seed(o);
+            } catch (const std::exception& e) {
+                r.violations.push_back(std::string("the simulation threw: ") + e.what());
+            }
+            virtual_seconds += std::chrono::duration<double>(r.virtual_time).count();
+            requests += r.requests;
+            refusals += r.guard_refusals;
+            if (k > 0 && r.trace_hash != hash) {
+                r.violations.push_back("determinism: run " + std::to_string(k + 1) + " traced " +
+                                       std::to_string(r.trace_hash) + ", run 1 traced " + std::to_string(hash));
+            }
+            hash = r.trace_hash;
+            if (repeat > 1 || count == 1) {
+                std::printf("seed %llu: trace %016llx (%llu lines), %llu requests, %llu faults, %.0f virtual s\n",
+                            static_cast<unsigned long long>(seed), static_cast<unsigned long long>(r.trace_hash),
+                            static_cast<unsigned long long>(r.trace_lines),
+                            static_cast<unsigned long long>(r.requests), static_cast<unsigned long long>(r.faults),
+                            std::chrono::duration<double>(r.virtual_time).count());
+            }
+            if (!r.ok()) {
+                if (failed++ == 0) first_failure = seed;
+                std::printf("seed %llu FAILED:\n", static_cast<unsigned long long>(seed));
+                for (const auto& v : r.violations) std::printf("  %s\n", v.c_str());
+                std::printf("  replay: scripts/kcoro-dev sim --seed %llu --trace%s%s%s\n",
+                            static_cast<unsigned long long>(seed), defect_arg.empty() ? "" : " --defect ",
+                            defect_arg.c_str(), base.late_writes ? " --late-writes" : "");
+                break;
+            }
+        }
+        std::fflush(stdout);
+    }
+    const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    std::printf("%llu seed(s), %llu failed%s; %.1f s, %.2f seeds/s, %.1f virtual hours, %llu requests, "
+                "%llu writes refused by the leader write guard\n",
+                static_cast<unsigned long long>(count), static_cast<unsigned long long>(failed),
+                failed ? (" (first: " + std::to_string(first_failure) + ")").c_str() : "", secs,
+                secs > 0 ? static_cast<double>(count) / secs : 0.0, virtual_seconds / 3600.0,
+                static_cast<unsigned long long>(requests), static_cast<unsigned long long>(refusals));
+    if (expect_violation) {
+        if (failed) std::printf("caught at seed %llu\n", static_cast<unsigned long long>(first_failure));
+        else std::printf("not caught in %llu seed(s)\n", static_cast<unsigned long long>(count));
+        return failed ? 0 : 1;
+    }
+    return failed ? 1 : 0;
+}

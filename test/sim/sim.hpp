@@ -1,0 +1,57 @@
+// The deterministic simulation of gateway-operator (docs/testing.md,
+// "Simulation"): kcoro-apiserver, operator managers, a user and a fault
+// injector on one io_context and one manual clock, every choice drawn from
+// one seeded PRNG, no sockets (client::memory_transport). One run_seed() is
+// one world, from an empty store to teardown:
+//
+//   chaos     user actions and faults for `chaos` of virtual time;
+//   converge  faults and user stop; every instance must converge within
+//             `converge_bound`;
+//   quiet     nothing happens for `quiet`: the operators must write nothing.
+//
+// Safety invariants are checked at every settled point (no handler ready)
+// and on every request; a violation is recorded with the virtual time, and
+// the run goes on to the end (the trace shows what followed).
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace kcoro::sim {
+
+struct sim_options {
+    std::uint64_t seed = 1;
+    bool print_trace = false;
+    /// Operator replicas (leader election on).
+    int replicas = 2;
+    std::chrono::seconds chaos{std::chrono::minutes(20)};
+    std::chrono::seconds converge_bound{std::chrono::minutes(10)};
+    std::chrono::seconds quiet{std::chrono::minutes(30)};
+    /// Where deploy/crd lives (the CRD is created from its YAML).
+    std::string source_dir;
+    /// Operator defects to switch on (gateway::defect bits), for the
+    /// proof that the simulator catches them.
+    unsigned defects = 0;
+    /// Also inject writes answered after the client's deadline (the server
+    /// commits after the client gave up): off by default, see docs/testing.md.
+    bool late_writes = false;
+};
+
+struct sim_result {
+    std::vector<std::string> violations;
+    std::uint64_t trace_hash = 0;
+    std::uint64_t trace_lines = 0;
+    std::uint64_t requests = 0;
+    std::uint64_t faults = 0;
+    /// Writes the leader write guard refused.
+    std::uint64_t guard_refusals = 0;
+    std::uint64_t handlers = 0;
+    std::chrono::nanoseconds virtual_time{0};
+    bool ok() const noexcept { return violations.empty(); }
+};
+
+sim_result run_seed(const sim_options& opts);
+
+} // namespace kcoro::sim
