@@ -162,6 +162,12 @@ le_action leader_election_fsm::on_timer(steady_time now) {
             // success: the client retried the write; found by the simulator).
             in_round_ = true;
             round_deadline_ = std::min(now + cfg_.renew_deadline, leading_until());
+            if (round_deadline_ <= now) {
+                // A stall outlived the lease as written: no round can start
+                // (a request deadline in the past; found by libFuzzer).
+                state_ = state::lost;
+                return le::stopped_leading{"failed to renew lease within the renew deadline"};
+            }
         } else if (now >= round_deadline_) {
             state_ = state::lost;
             return le::stopped_leading{"failed to renew lease within the renew deadline"};

@@ -435,3 +435,15 @@ TEST_CASE("a renewal committed late (the client retried it) shortens the next ro
     as<le::stopped_leading>(fsm.step(le::request_failed{t0 + 12s, error(kcoro_errc::deadline_exceeded)}));
     CHECK_FALSE(fsm.is_leader());
 }
+
+TEST_CASE("a renew timer that fires after the lease as written ran out (a stall) loses leadership at once") {
+    // Found by libFuzzer (leader_election_fsm): the round's deadline was
+    // capped by leading_until() and so lay in the past.
+    leader_election_fsm fsm(config("a_1"));
+    acquire(fsm);
+    const auto late = fsm.leading_until() + 1s;
+    auto a = fsm.step(le::timer_fired{late});
+    as<le::stopped_leading>(a);
+    CHECK_FALSE(fsm.is_leader());
+    CHECK_FALSE(fsm.may_write(late));
+}
