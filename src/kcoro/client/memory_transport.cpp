@@ -21,16 +21,6 @@ namespace {
 
 constexpr auto tuple_awaitable = asio::as_tuple(asio::use_awaitable);
 
-std::string_view method_name(http_method m) {
-    switch (m) {
-    case http_method::get: return "GET";
-    case http_method::post: return "POST";
-    case http_method::put: return "PUT";
-    case http_method::patch: return "PATCH";
-    case http_method::delete_: return "DELETE";
-    }
-    return "GET";
-}
 
 void set_header(io::http_headers& h, std::string_view name, std::string value) {
     for (auto& [k, v] : h) {
@@ -272,7 +262,7 @@ memory_transport::~memory_transport() = default;
 
 io::http_request memory_transport::make_request(const api_request& req) const {
     io::http_request out;
-    out.method = std::string(method_name(req.method));
+    out.method = std::string(to_string(req.method));
     out.target = req.target;
     out.remote_address = opts_.remote_address;
     out.headers.emplace_back("Host", opts_.host);
@@ -295,7 +285,7 @@ io::http_request memory_transport::make_request(const api_request& req) const {
 void memory_transport::observe(const api_request& req, std::string_view code, steady_time start) {
     if (opts_.metrics) {
         auto secs = std::chrono::duration<double>(clk_.now() - start).count();
-        opts_.metrics->observe(req.verb, method_name(req.method), opts_.host, code, secs);
+        opts_.metrics->observe(req.verb, to_string(req.method), opts_.host, code, secs);
     }
 }
 
