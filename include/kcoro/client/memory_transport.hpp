@@ -87,6 +87,8 @@ public:
 private:
     io::http_request make_request(const api_request& req) const;
     void observe(const api_request& req, std::string_view code, steady_time start);
+    /// Hands `req` to the handler (counted, with its deadline); a failure is observed.
+    boost::asio::awaitable<result<io::http_reply>> deliver(const api_request& req, steady_time start);
 
     io::clock& clk_;
     io::http_handler handler_;

@@ -289,8 +289,7 @@ void memory_transport::observe(const api_request& req, std::string_view code, st
     }
 }
 
-asio::awaitable<result<http_response>> memory_transport::round_trip(api_request req) {
-    const auto start = clk_.now();
+asio::awaitable<result<io::http_reply>> memory_transport::deliver(const api_request& req, steady_time start) {
     const auto deadline = start + req.timeout.value_or(opts_.request_timeout);
     ++requests_;
     auto http_req = make_request(req);
@@ -298,6 +297,15 @@ asio::awaitable<result<http_response>> memory_transport::round_trip(api_request 
     auto r = co_await std::move(op);
     if (!r) {
         observe(req, "<error>", start);
+    }
+    co_return r;
+}
+
+asio::awaitable<result<http_response>> memory_transport::round_trip(api_request req) {
+    const auto start = clk_.now();
+    auto op = deliver(req, start);
+    auto r = co_await std::move(op);
+    if (!r) {
         co_return r.error();
     }
     if (auto* resp = std::get_if<io::http_response>(&*r)) {
@@ -324,13 +332,9 @@ asio::awaitable<result<http_response>> memory_transport::round_trip(api_request 
 
 asio::awaitable<result<std::unique_ptr<body_stream>>> memory_transport::open_stream(api_request req) {
     const auto start = clk_.now();
-    const auto deadline = start + req.timeout.value_or(opts_.request_timeout);
-    ++requests_;
-    auto http_req = make_request(req);
-    auto op = exchange(clk_, handler_, std::move(http_req), deadline);
+    auto op = deliver(req, start);
     auto r = co_await std::move(op);
     if (!r) {
-        observe(req, "<error>", start);
         co_return r.error();
     }
     if (auto* resp = std::get_if<io::http_response>(&*r)) {
