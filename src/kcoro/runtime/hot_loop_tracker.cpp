@@ -65,14 +65,15 @@ std::optional<hot_loop_alarm> hot_loop_tracker::record(const object_key& key, st
     }
     auto& h = keys_[key];
     h.recent.push_back({now, noop_writes, what});
-    while (!h.recent.empty() && now - h.recent.front().at >= opts_.window) {
-        h.recent.pop_front();
+    // Drop what fell out of the window, then all but the newest max + 1: the
+    // threshold is crossed when they all fall within the window.
+    auto first = std::find_if(h.recent.begin(), h.recent.end(),
+                              [&](const writing_reconcile& r) { return now - r.at < opts_.window; });
+    const auto keep = static_cast<std::ptrdiff_t>(opts_.max_writing_reconciles + 1);
+    if (h.recent.end() - first > keep) {
+        first = h.recent.end() - keep;
     }
-    // Only the newest max + 1 matter: the threshold is crossed when they all
-    // fall within the window.
-    while (h.recent.size() > opts_.max_writing_reconciles + 1) {
-        h.recent.pop_front();
-    }
+    h.recent.erase(h.recent.begin(), first);
     if (h.recent.size() <= opts_.max_writing_reconciles) {
         return std::nullopt;
     }
