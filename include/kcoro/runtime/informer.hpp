@@ -86,6 +86,10 @@ struct event_handlers {
     /// tombstone: the delete was not observed (the object vanished in a
     /// relist); obj is its last known state.
     std::function<void(const object_ptr& obj, bool tombstone)> on_delete{};
+    /// false: on_update never reads old_obj, which may then be null. When no
+    /// handler of an informer reads it, updates skip decoding the previous
+    /// state from the cache.
+    bool reads_old_object = true;
 };
 
 using handler_id = std::uint64_t;

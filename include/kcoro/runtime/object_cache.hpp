@@ -116,6 +116,10 @@ public:
     void handle(const watcher_event& e, const notification_sink& sink);
     /// Applies one watcher event; returns the resulting notifications.
     std::vector<cache_notification> handle(const watcher_event& e);
+    /// Whether update notifications carry the previous state (default true).
+    /// Off, `old_object` is null: a sink that never reads it saves a decode
+    /// of the stored text per update (issue 12: a sixth of a no-op event).
+    void set_old_objects(bool on) noexcept { old_objects_ = on; }
     /// Stores `obj` (transformed): added or updated.
     cache_notification apply(object_ptr obj);
     /// Removes the object with `obj`'s key; the notification carries `obj`
@@ -215,6 +219,7 @@ private:
     std::string scratch_;         // reused while writing compact text
     bool synced_ = false;
     std::uint64_t last_stamp_ = 0;
+    bool old_objects_ = true;
 };
 
 } // namespace kcoro::runtime

@@ -126,6 +126,7 @@ void controller::enqueue_after(const object_key& key, std::chrono::nanoseconds d
 event_handlers controller::guard(event_handlers h) const {
     std::weak_ptr<char> alive = impl_->alive;
     event_handlers guarded;
+    guarded.reads_old_object = h.reads_old_object;
     if (h.on_add) {
         guarded.on_add = [alive, f = std::move(h.on_add)](const object_ptr& o) {
             if (!alive.expired()) f(o);

@@ -66,8 +66,13 @@ event_handlers make_handlers(controller& c, keys_of keys, predicate p) {
 } // namespace
 
 event_handlers enqueue_for_object(controller& c, predicate p) {
-    return make_handlers(c, [](const boost::json::object& o) { return std::vector<object_key>{key_of(o)}; },
-                         std::move(p));
+    // The key of the old state is the key of the new one: without an update
+    // predicate the old state is never read.
+    const bool reads_old = static_cast<bool>(p.update);
+    auto h = make_handlers(c, [](const boost::json::object& o) { return std::vector<object_key>{key_of(o)}; },
+                           std::move(p));
+    h.reads_old_object = reads_old;
+    return h;
 }
 
 event_handlers enqueue_for_owner(controller& c, group_kind owner, predicate p, bool owner_cluster_scoped) {

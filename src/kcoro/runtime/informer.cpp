@@ -1,5 +1,7 @@
 #include <kcoro/runtime/informer.hpp>
 
+#include <algorithm>
+
 #include <kcoro/client/client.hpp>
 #include <kcoro/runtime/watcher.hpp>
 
@@ -153,6 +155,9 @@ struct informer::impl {
             // decoded one notification at a time, so a relist of N objects
             // never holds N trees.
             auto snapshot = handlers;
+            cache.set_old_objects(std::any_of(snapshot.begin(), snapshot.end(), [](const auto& h) {
+                return !h->removed && h->h.on_update && h->h.reads_old_object;
+            }));
             cache.handle(e, [&](const cache_notification& n) { deliver(snapshot, n); });
         }
         // The snapshot events change nothing visible until init_done.

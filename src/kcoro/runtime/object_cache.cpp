@@ -276,7 +276,7 @@ void object_cache::apply_one(const object_ptr& raw, const notification_sink& sin
         }
         return;
     }
-    object_ptr old = sink ? it->obj.decode() : nullptr;
+    object_ptr old = sink && old_objects_ ? it->obj.decode() : nullptr;
     unindex_slot(*it);
     bytes_ -= it->obj.bytes();
     it->obj = std::move(p.block);
@@ -327,7 +327,7 @@ void object_cache::replace(item_set next, const notification_sink& sink) {
         if (was == previous.end()) {
             sink({notification_type::added, nullptr, s.obj.decode(), false});
         } else {
-            sink({notification_type::updated, was->obj.decode(), s.obj.decode(), false});
+            sink({notification_type::updated, old_objects_ ? was->obj.decode() : nullptr, s.obj.decode(), false});
         }
     }
     // Vanished while we were not watching: deliver the last state we knew.

@@ -77,6 +77,19 @@ TEST_CASE("an update that moves the owner enqueues the old and the new owner") {
     CHECK(h.keys() == std::vector<object_key>{{"ns", "other"}, {"ns", "demo"}});
 }
 
+TEST_CASE("only handlers that can read the old state ask for it") {
+    harness h;
+    CHECK_FALSE(enqueue_for_object(h.ctl).reads_old_object);  // same key before and after
+    predicate changed;
+    changed.update = [](const json::object&, const json::object&) { return true; };
+    CHECK(enqueue_for_object(h.ctl, changed).reads_old_object);
+    CHECK(enqueue_for_owner(h.ctl, {"", "ConfigMap"}).reads_old_object);  // the owner may have moved
+    // Without it, an update still enqueues the object's key.
+    auto own = enqueue_for_object(h.ctl);
+    own.on_update(nullptr, child);
+    CHECK(h.keys() == std::vector<object_key>{{"ns", "demo-observed"}});
+}
+
 TEST_CASE("predicates filter; a throwing map function maps nothing") {
     harness h;
     auto gen = enqueue_for_object(h.ctl, generation_changed_predicate());

@@ -335,3 +335,28 @@ TEST_CASE("keep_managed_fields_transform keeps only the given managers' entries,
     CHECK(kcoro::managed_fields_of(*kcoro::runtime::keep_managed_fields_transform(bare, {"op"}))->as_array().empty());
     CHECK(kcoro::runtime::keep_managed_fields_transform(nullptr, {"op"}) == nullptr);
 }
+
+TEST_CASE("without old objects, updates (watched and relisted) carry a null previous state") {
+    object_cache c;
+    c.set_old_objects(false);
+    std::vector<cache_notification> heard;
+    auto sink = [&](const cache_notification& n) { heard.push_back(n); };
+    auto a = cm("ns", "a", "1"), a2 = cm("ns", "a", "2"), a3 = cm("ns", "a", "3");
+    c.handle({watcher_event_type::init_start, nullptr}, sink);
+    c.handle({watcher_event_type::init_apply, a}, sink);
+    c.handle({watcher_event_type::init_done, nullptr}, sink);
+    c.handle({watcher_event_type::apply, a2}, sink);
+    c.handle({watcher_event_type::init_start, nullptr}, sink);
+    c.handle({watcher_event_type::init_apply, a3}, sink);
+    c.handle({watcher_event_type::init_done, nullptr}, sink);
+    REQUIRE(heard.size() == 3);
+    CHECK(heard[1] == cache_notification{notification_type::updated, nullptr, a2, false});
+    CHECK(heard[2] == cache_notification{notification_type::updated, nullptr, a3, false});
+    CHECK(*c.get({"ns", "a"}) == *a3);
+    // Back on: the previous state is decoded again.
+    c.set_old_objects(true);
+    heard.clear();
+    c.handle({watcher_event_type::apply, a}, sink);
+    REQUIRE(heard.size() == 1);
+    CHECK(heard[0] == cache_notification{notification_type::updated, a3, a, false});
+}
