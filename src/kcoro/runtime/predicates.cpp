@@ -1,5 +1,7 @@
 #include <kcoro/runtime/predicates.hpp>
 
+#include <algorithm>
+
 #include <kcoro/core/object.hpp>
 
 namespace kcoro::runtime {
@@ -60,7 +62,10 @@ predicate label_selector_predicate(label_selector selector) {
 }
 
 predicate all_of(std::vector<predicate> ps) {
-    return {[ps](const json::object& o) {
+    // A kind of event none of the predicates filters is not filtered: no
+    // update predicate means handlers need not decode the old state.
+    const bool filters_update = std::any_of(ps.begin(), ps.end(), [](const predicate& p) { return bool(p.update); });
+    predicate out{[ps](const json::object& o) {
                 for (const auto& p : ps) if (!p.on_create(o)) return false;
                 return true;
             },
@@ -76,6 +81,10 @@ predicate all_of(std::vector<predicate> ps) {
                 for (const auto& p : ps) if (!p.on_generic(o)) return false;
                 return true;
             }};
+    if (!filters_update) {
+        out.update = nullptr;
+    }
+    return out;
 }
 
 predicate any_of(std::vector<predicate> ps) {

@@ -71,3 +71,15 @@ TEST_CASE("all_of and any_of") {
     CHECK_FALSE(any_of({}).on_create(a));
     CHECK(predicate{}.on_update(a, b));
 }
+
+TEST_CASE("all_of leaves updates unfiltered when none of its predicates filters them") {
+    predicate creates_only;
+    creates_only.create = [](const boost::json::object& obj) { return !obj.empty(); };
+    auto a = o(R"({"generation":1})");
+    auto none = all_of({creates_only, predicate{}});
+    CHECK_FALSE(none.update);  // so a For handler need not decode the old state
+    CHECK(none.on_update(a, a));
+    CHECK(none.on_create(a));
+    CHECK_FALSE(none.on_create(boost::json::object{}));
+    CHECK(all_of({creates_only, generation_changed_predicate()}).update);
+}
