@@ -223,6 +223,25 @@ TEST_CASE("bad flags and --help give exit codes; operators add their own flags")
     auto s5 = manager::from_flags(4, four, with_default);
     REQUIRE(s5.mgr);
     CHECK(s5.mgr->options().max_concurrent_reconciles == 4);
+    s5.mgr.reset();
+
+    // Leader election timings (kube-controller-manager's flag names): client-go's
+    // ordering checks, and whole seconds for the Lease.
+    auto timings = [&](const char* lease, const char* renew, const char* retry) {
+        const char* args[] = {"prog", "--metrics-bind-address=0", "--health-probe-bind-address=0", lease, renew, retry};
+        auto s = manager::from_flags(6, args, h.setup());
+        return s.mgr ? 0 : s.exit_code;
+    };
+    CHECK(timings("--leader-elect-lease-duration=4s", "--leader-elect-renew-deadline=3s",
+                  "--leader-elect-retry-period=500ms") == 0);
+    CHECK(timings("--leader-elect-lease-duration=3s", "--leader-elect-renew-deadline=3s",
+                  "--leader-elect-retry-period=1s") == kcoro::server::exit_usage);
+    CHECK(timings("--leader-elect-lease-duration=4s", "--leader-elect-renew-deadline=3s",
+                  "--leader-elect-retry-period=2500ms") == kcoro::server::exit_usage);
+    CHECK(timings("--leader-elect-lease-duration=900ms", "--leader-elect-renew-deadline=500ms",
+                  "--leader-elect-retry-period=100ms") == kcoro::server::exit_usage);
+    CHECK(timings("--leader-elect-lease-duration=4s", "--leader-elect-renew-deadline=3s",
+                  "--leader-elect-retry-period=0s") == kcoro::server::exit_usage);
 }
 
 TEST_CASE("readiness flips only after every informer synced; liveness fails when the loop stalls") {

@@ -74,6 +74,19 @@ std::string resource_label(const runtime::informer_key& k) {
     return k.gvr.group.empty() ? k.gvr.resource : k.gvr.resource + "." + k.gvr.group;
 }
 
+/// What client-go's NewLeaderElector refuses (leaderelection.go), plus a
+/// lease shorter than the Lease's whole leaseDurationSeconds can hold.
+std::optional<std::string> leader_timing_error(const manager_setup& s) {
+    using std::chrono::duration;
+    if (s.lease_duration < std::chrono::seconds(1)) return "--leader-elect-lease-duration must be at least 1s";
+    if (s.lease_duration <= s.renew_deadline)
+        return "--leader-elect-lease-duration must be greater than --leader-elect-renew-deadline";
+    if (s.retry_period <= std::chrono::nanoseconds::zero()) return "--leader-elect-retry-period must be greater than zero";
+    if (duration<double>(s.renew_deadline) <= duration<double>(s.retry_period) * 1.2)
+        return "--leader-elect-renew-deadline must be greater than --leader-elect-retry-period * 1.2 (its jitter)";
+    return std::nullopt;
+}
+
 io::http_response to_response(const http_answer& a) {
     io::http_response r;
     r.status = static_cast<unsigned>(a.status);
@@ -667,6 +680,14 @@ manager_start manager::from_flags(int argc, const char* const* argv, manager_set
     add_manager_flags(flags, opts);
     flags.add_bool("leader-elect-release-on-cancel", &setup.leader_election_release_on_cancel,
                    "Release the leader election lease on a clean stop, so a standby takes over at once.");
+    // kube-controller-manager's names (component-base leaderelectionconfig.go);
+    // scripts/chaos shortens them so a killed leader is replaced in seconds.
+    flags.add_duration("leader-elect-lease-duration", &setup.lease_duration,
+                       "How long a standby waits after the last observed renewal before taking the lease.");
+    flags.add_duration("leader-elect-renew-deadline", &setup.renew_deadline,
+                       "How long the leader keeps retrying a renewal before it gives leadership up.");
+    flags.add_duration("leader-elect-retry-period", &setup.retry_period,
+                       "Wait between attempts to acquire or renew the lease.");
     if (add_flags) add_flags(flags);
     manager_start out;
     auto parsed = flags.parse(argc, argv);  // skips argv[0]
@@ -678,6 +699,13 @@ manager_start manager::from_flags(int argc, const char* const* argv, manager_set
     if (*parsed == parse_outcome::help_requested) {
         std::cout << flags.usage();
         out.exit_code = exit_ok;
+        return out;
+    }
+    // client-go's NewLeaderElector checks (leaderelection.go); the Lease
+    // holds whole seconds, so a shorter duration cannot be written.
+    if (auto bad = leader_timing_error(setup)) {
+        std::cerr << program << ": " << *bad << "\n";
+        out.exit_code = exit_usage;
         return out;
     }
     if (setup.name == "manager") setup.name = program;
