@@ -39,6 +39,7 @@ replica_config mirror_replicas(const sim_options& o) {
     rc.leader_elect = o.replicas > 1;
     rc.lease_name = "configmap-mirror.example.io";
     rc.max_concurrent_reconciles = 8;  // as main.cpp
+    rc.lagging_watches = true;
     return rc;
 }
 
@@ -69,6 +70,7 @@ private:
     void install(replica& r) override;
     void check_write(peer& p, const target_info& t, const io::http_request& req) override;
     bool counts_as_write(const target_info& t, const io::http_request& req) override;
+    void note_response(peer& p, const target_info& t, const io::http_response& r) override;
     void check_store() override;
     bool converged(std::string* why) override;
     asio::awaitable<void> user_step() override;
@@ -145,6 +147,19 @@ void mirror_world::check_write(peer& p, const target_info& t, const io::http_req
         }
     }
     if (t.verb == "create" || t.verb == "patch") check_child_body(p, t, parent, req);
+}
+
+// A create of a child of ours answered AlreadyExists (our own earlier create
+// whose answer was lost, or raced by the cache): apply_owned reads it back.
+// Traced, so a campaign can tell that the path ran.
+void mirror_world::note_response(peer& p, const target_info& t, const io::http_response& r) {
+    if (t.resource != "configmaps" || t.verb != "create" || r.status != 409) return;
+    boost::system::error_code ec;
+    auto st = json::parse(r.body, ec);
+    const auto* name = ec || !st.is_object() ? nullptr : find_path(st.as_object(), {"details", "name"});
+    const std::string n = name && name->is_string() ? std::string(name->as_string()) : std::string();
+    if (foreign_.count(n)) return;  // the name-conflict retry
+    tr_.line(clk_.now(), "check", p.name + " create of " + n + " answered AlreadyExists: our own child (read back)");
 }
 
 // What a create or an apply sends: a controller reference to the parent, by

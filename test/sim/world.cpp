@@ -279,6 +279,13 @@ io::http_stream world::wrap_stream(peer* p, std::uint64_t id, io::http_stream s)
                     co_await w->write(std::move(half));
                     co_return false;
                 }
+                if (self->rc_.lagging_watches && self->faults_on_ && p->op && self->rng_.chance(0.05)) {
+                    ++self->faults_;
+                    const auto lag = self->rng_.millis(50ms, 2s);
+                    self->tr_.line(self->clk_.now(), "fault",
+                                   "#" + std::to_string(id) + " event delayed " + std::to_string(lag.count()) + "ms");
+                    co_await self->clk_.sleep_for(lag);
+                }
                 co_return co_await w->write(std::move(chunk));
             }
         };

@@ -68,6 +68,10 @@ struct replica_config {
     std::string lease_namespace = "kcoro-system";
     std::string lease_name;
     std::size_t max_concurrent_reconciles = 0;  // 0: the manager's default
+    /// Also delay a replica's watch chunks now and then (0.05-2 s, order
+    /// kept): its caches lag its own writes, so a retry can race ahead of
+    /// the event of what it wrote (the AlreadyExists read-back path).
+    bool lagging_watches = false;
 };
 
 class world {
