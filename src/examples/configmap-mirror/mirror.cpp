@@ -39,7 +39,9 @@ reconciler::reconciler(kcoro::client::client& client, parent_reader read_parent,
 asio::awaitable<result<reconcile_result>> reconciler::reconcile(kcoro::runtime::reconcile_context ctx) {
     auto parent = read_parent_(ctx.key);
     if (!parent) {
-        // Gone (or no longer managed): the garbage collector removes the child.
+        // Gone: the garbage collector removes the child. No longer managed
+        // (its label removed): the child stays as it was, no longer kept,
+        // and goes with the parent (the cache cannot tell the two apart).
         ctx.log.debug("parent not found; nothing to do");
         co_return kcoro::runtime::success();
     }

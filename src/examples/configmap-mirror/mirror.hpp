@@ -13,6 +13,10 @@
 //  - the parent is gone (cache NotFound) or being deleted
 //                                  -> nothing: the garbage collector removes the
 //                                     child through its owner reference
+//  - the parent's label removed (or not "true")
+//                                  -> nothing: the child stays as it was (no
+//                                     longer kept) until the parent goes; the
+//                                     label back on, and it is kept again
 //
 // The parent is read from the informer cache (it may lag: a stale parent
 // only delays convergence, every write is checked by the server). The child
