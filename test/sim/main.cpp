@@ -3,7 +3,8 @@
 //   kcoro-sim --seed N [--trace]          one seed (the replay of a failure)
 //   kcoro-sim --seeds N [--first S]       seeds S..S+N-1 (default S = 1)
 //   kcoro-sim --seed N --repeat 2         the same seed twice: the traces must hash equal
-//   --defect NAME                         switch on an operator defect (see --help)
+//   --world operator|mirror               gateway-operator (default) or configmap-mirror
+//   --defect NAME                         switch on a defect of the world's controller (see --help)
 //   --expect-violation                    succeed only if some seed breaks an invariant
 //                                         (stops at the first; the defect proofs)
 //   --chaos SECONDS --replicas N          shape of each run
@@ -13,6 +14,7 @@
 // failing seed prints its violations and the command that replays it).
 #include "sim.hpp"
 
+#include "mirror.hpp"
 #include "reconciler.hpp"
 
 #include <chrono>
@@ -25,23 +27,34 @@
 
 namespace {
 
+using kcoro::sim::world_kind;
+
 struct defect_name {
+    world_kind world;
     const char* name;
     unsigned bit;
 };
 constexpr defect_name defect_names[] = {
-    {"registration-before-finalizer", gateway::defect_registration_before_finalizer},
-    {"status-every-pass", gateway::defect_status_every_pass},
+    {world_kind::gateway_operator, "registration-before-finalizer", gateway::defect_registration_before_finalizer},
+    {world_kind::gateway_operator, "status-every-pass", gateway::defect_status_every_pass},
+    {world_kind::configmap_mirror, "write-every-pass", mirror::defect_write_every_pass},
+    {world_kind::configmap_mirror, "adopt-on-already-exists", mirror::defect_adopt_on_already_exists},
 };
+
+const char* world_name(world_kind w) { return w == world_kind::configmap_mirror ? "mirror" : "operator"; }
 
 int usage(const char* argv0) {
     std::fprintf(stderr,
-                 "usage: %s [--seed N | --seeds N [--first S]] [--trace] [--repeat K] [--defect NAME]\n"
-                 "          [--chaos SECONDS] [--replicas N] [--source-dir DIR] [--late-writes]\n"
-                 "defects:",
+                 "usage: %s [--world operator|mirror] [--seed N | --seeds N [--first S]] [--trace] [--repeat K]\n"
+                 "          [--defect NAME] [--chaos SECONDS] [--replicas N] [--source-dir DIR] [--late-writes]\n",
                  argv0);
-    for (const auto& d : defect_names) std::fprintf(stderr, " %s", d.name);
-    std::fprintf(stderr, "\n");
+    for (auto w : {world_kind::gateway_operator, world_kind::configmap_mirror}) {
+        std::fprintf(stderr, "defects of --world %s:", world_name(w));
+        for (const auto& d : defect_names) {
+            if (d.world == w) std::fprintf(stderr, " %s", d.name);
+        }
+        std::fprintf(stderr, "\n");
+    }
     return 2;
 }
 
@@ -55,6 +68,7 @@ int main(int argc, char** argv) {
     int repeat = 1;
     bool expect_violation = false;
     std::string defect_arg;
+    std::string shape_args;  // for the replay command
     for (int i = 1; i < argc; ++i) {
         std::string_view a = argv[i];
         auto value = [&]() -> const char* {
@@ -63,7 +77,12 @@ int main(int argc, char** argv) {
             }
             return argv[++i];
         };
-        if (a == "--seed") {
+        if (a == "--world") {
+            std::string_view w = value();
+            if (w == "operator") base.world = world_kind::gateway_operator;
+            else if (w == "mirror") base.world = world_kind::configmap_mirror;
+            else return usage(argv[0]);
+        } else if (a == "--seed") {
             first = std::strtoull(value(), nullptr, 10);
             count = 1;
         } else if (a == "--seeds") {
@@ -80,23 +99,28 @@ int main(int argc, char** argv) {
             repeat = std::atoi(value());
         } else if (a == "--chaos") {
             base.chaos = std::chrono::seconds(std::atoll(value()));
+            shape_args += " --chaos " + std::to_string(base.chaos.count());
         } else if (a == "--replicas") {
             base.replicas = std::atoi(value());
+            shape_args += " --replicas " + std::to_string(base.replicas);
         } else if (a == "--source-dir") {
             base.source_dir = value();
         } else if (a == "--defect") {
             defect_arg = value();
-            bool found = false;
-            for (const auto& d : defect_names) {
-                if (defect_arg == d.name) {
-                    base.defects |= d.bit;
-                    found = true;
-                }
-            }
-            if (!found) return usage(argv[0]);
         } else {
             return usage(argv[0]);
         }
+    }
+    if (!defect_arg.empty()) {
+        // After the loop: --world may come after --defect.
+        bool found = false;
+        for (const auto& d : defect_names) {
+            if (d.world == base.world && defect_arg == d.name) {
+                base.defects |= d.bit;
+                found = true;
+            }
+        }
+        if (!found) return usage(argv[0]);
     }
     const auto start = std::chrono::steady_clock::now();  // the report's rate only; never inside a run
     std::uint64_t failed = 0;
@@ -134,9 +158,10 @@ int main(int argc, char** argv) {
                 if (failed++ == 0) first_failure = seed;
                 std::printf("seed %llu FAILED:\n", static_cast<unsigned long long>(seed));
                 for (const auto& v : r.violations) std::printf("  %s\n", v.c_str());
-                std::printf("  replay: scripts/kcoro-dev sim --seed %llu --trace%s%s%s\n",
+                std::printf("  replay: scripts/kcoro-dev sim%s --seed %llu --trace%s%s%s%s\n",
+                            base.world == world_kind::configmap_mirror ? " --world mirror" : "",
                             static_cast<unsigned long long>(seed), defect_arg.empty() ? "" : " --defect ",
-                            defect_arg.c_str(), base.late_writes ? " --late-writes" : "");
+                            defect_arg.c_str(), shape_args.c_str(), base.late_writes ? " --late-writes" : "");
                 break;
             }
         }

@@ -1,13 +1,16 @@
-// The deterministic simulation of gateway-operator (docs/testing.md,
-// "Simulation"): kcoro-apiserver, operator managers, a user and a fault
-// injector on one io_context and one manual clock, every choice drawn from
-// one seeded PRNG, no sockets (client::memory_transport). One run_seed() is
-// one world, from an empty store to teardown:
+// The deterministic simulation (docs/testing.md, "Simulation"):
+// kcoro-apiserver, controller managers, a user and a fault injector on one
+// io_context and one manual clock, every choice drawn from one seeded PRNG,
+// no sockets (client::memory_transport). Two worlds: gateway-operator
+// (operator_world.cpp) and configmap-mirror (mirror_world.cpp), on the same
+// machinery (world.hpp). One run_seed() is one world, from an empty store
+// to teardown:
 //
 //   chaos     user actions and faults for `chaos` of virtual time;
-//   converge  faults and user stop; every instance must converge within
+//   converge  faults and user stop; every object must converge within
 //             `converge_bound`;
-//   quiet     nothing happens for `quiet`: the operators must write nothing.
+//   quiet     nothing happens for `quiet` (but the world's nudges, events
+//             that must cause no write): the managers must write nothing.
 //
 // Safety invariants are checked at every settled point (no handler ready)
 // and on every request; a violation is recorded with the virtual time, and
@@ -21,18 +24,21 @@
 
 namespace kcoro::sim {
 
+enum class world_kind { gateway_operator, configmap_mirror };
+
 struct sim_options {
+    world_kind world = world_kind::gateway_operator;
     std::uint64_t seed = 1;
     bool print_trace = false;
-    /// Operator replicas (leader election on).
+    /// Manager replicas (leader election on; the mirror world's only with two or more).
     int replicas = 2;
     std::chrono::seconds chaos{std::chrono::minutes(20)};
     std::chrono::seconds converge_bound{std::chrono::minutes(10)};
     std::chrono::seconds quiet{std::chrono::minutes(30)};
     /// Where deploy/crd lives (the CRD is created from its YAML).
     std::string source_dir;
-    /// Operator defects to switch on (gateway::defect bits), for the
-    /// proof that the simulator catches them.
+    /// Defects to switch on (gateway::defect or mirror::defect bits, by
+    /// world), for the proof that the simulator catches them.
     unsigned defects = 0;
     /// Also inject writes answered after the client's deadline (the server
     /// commits after the client gave up): off by default, see docs/testing.md.

@@ -1,0 +1,288 @@
+// The gateway-operator world (sim.hpp, docs/testing.md "Simulation"): two
+// operator replicas with leader election, a user who creates, edits and
+// deletes GatewayInstances and their children (and now and then makes a
+// foreign Deployment under an instance's name), on world.hpp's machinery.
+#include "world.hpp"
+
+#include "controller_setup.hpp"
+#include "desired_state.hpp"
+#include "instance_status.hpp"
+
+#include <kcoro/core/object.hpp>
+#include <kcoro/core/resource.hpp>
+#include <kcoro/core/yaml.hpp>
+#include <kcoro/runtime/conditions.hpp>
+
+#include <fstream>
+#include <sstream>
+
+namespace kcoro::sim {
+
+namespace asio = boost::asio;
+namespace json = boost::json;
+using namespace std::chrono_literals;
+
+namespace {
+
+constexpr std::string_view ns = user_ns;
+constexpr std::string_view registry_ns = "kcoro-system";
+constexpr int instance_names = 4;
+
+json::object read_yaml_file(const std::string& path) {
+    std::ifstream in(path);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    auto doc = parse_yaml(ss.str());
+    if (!doc || !doc->is_object()) throw std::runtime_error("cannot read " + path);
+    return doc->as_object();
+}
+
+replica_config operator_replicas() {
+    replica_config rc;
+    rc.name = "gateway-operator";
+    rc.lease_namespace = std::string(registry_ns);
+    rc.lease_name = "gateway-operator.gateway.kcoro.dev";
+    return rc;
+}
+
+class operator_world final : public world {
+public:
+    explicit operator_world(const sim_options& o) : world(o, operator_replicas()) {}
+    ~operator_world() override { shut_down(); }
+
+private:
+    void set_up() override;
+    void install(replica& r) override;
+    void check_write(peer& p, const target_info& t, const io::http_request& req) override;
+    void note_response(peer& p, const target_info& t, const io::http_response& r) override;
+    void check_store() override;
+    bool converged(std::string* why) override;
+    asio::awaitable<void> user_step() override;
+    void before_converge() override;
+
+    // The instance as each replica last read it (peer -> name -> object; null: 404).
+    std::map<const peer*, std::map<std::string, std::shared_ptr<const json::object>>> seen_;
+    std::set<std::string> known_uids_;  // instances that existed
+    std::set<std::string> foreign_;     // Deployments the user made by hand
+};
+
+void operator_world::set_up() {
+    // The CRD, as deployed.
+    auto crd = read_yaml_file(o_.source_dir + "/deploy/crd/gateway.kcoro.dev_gatewayinstances.yaml");
+    auto r = run_now(admin_->c->create(resources::customresourcedefinitions(), "", std::move(crd)));
+    if (!r) throw std::runtime_error("CRD: " + r.error().message());
+}
+
+void operator_world::install(replica& r) {
+    gateway::reconciler_options ro;
+    ro.registry_namespace = std::string(registry_ns);
+    ro.defects = o_.defects;
+    gateway::setup(*r.mgr, ro);
+}
+
+// --- request-level invariants -----------------------------------------------
+
+void operator_world::note_response(peer& p, const target_info& t, const io::http_response& r) {
+    if (t.resource != "gatewayinstances" || t.name.empty()) return;
+    auto& seen = seen_[&p];
+    if (r.status == 404 && (t.verb == "get" || t.verb == "update" || t.verb == "patch")) {
+        seen[t.name] = nullptr;
+        return;
+    }
+    if (r.status >= 200 && r.status < 300 && t.verb != "delete") {
+        auto obj = client::decode_object_body(r.body);
+        if (obj && kind_of(**obj) == "GatewayInstance") seen[t.name] = *obj;
+    }
+}
+
+void operator_world::check_write(peer& p, const target_info& t, const io::http_request&) {
+    if ((t.resource == "deployments" || t.resource == "services") && t.ns == ns && !t.name.empty()) {
+        // No child written by a pass that saw its instance deleting or gone.
+        const auto& seen = seen_[&p];
+        auto it = seen.find(t.name);
+        if (it != seen.end() && (!it->second || is_being_deleted(*it->second))) {
+            violation("child written for a deleting instance: " + p.name + " " + t.verb + " " + t.resource + " " +
+                      t.name + " (it last read the instance " +
+                      (it->second ? "at resourceVersion " + std::string(resource_version_of(*it->second)) +
+                                        ", deletionTimestamp " + std::string(deletion_timestamp_of(*it->second))
+                                  : std::string("gone")) +
+                      ")");
+        }
+        // A foreign object is never modified.
+        if (t.verb != "create") {
+            auto child = srv_.store().get(t.resource == "deployments" ? resources::deployments() : resources::services(),
+                                          ns, t.name);
+            if (child) {
+                auto ctl = controller_of(*child);
+                if (!ctl || ctl->kind != "GatewayInstance") {
+                    violation("foreign object modified: " + p.name + " " + t.verb + " " + t.resource + " " + t.name);
+                }
+            }
+        }
+    }
+}
+
+// --- store-level invariants and convergence -----------------------------------
+
+void operator_world::check_store() {
+    auto instances = srv_.store().list(gateway::gateway_instances(), ns, {});
+    std::map<std::string, const json::object*> by_uid;
+    if (instances) {
+        for (const auto& v : instances->at("items").as_array()) {
+            const auto& gi = v.as_object();
+            by_uid[std::string(uid_of(gi))] = &gi;
+            known_uids_.insert(std::string(uid_of(gi)));
+        }
+    }
+    apiserver::list_options lo;
+    lo.label_selector = std::string(gateway::uid_label);
+    auto regs = srv_.store().list(resources::configmaps(), registry_ns, lo);
+    std::map<std::string, int> per_uid;
+    if (regs) {
+        for (const auto& v : regs->at("items").as_array()) {
+            const auto& cm = v.as_object();
+            auto uid = std::string(label_of(cm, gateway::uid_label).value_or(""));
+            if (++per_uid[uid] > 1) violation("two registrations for instance uid " + uid);
+            if (!by_uid.count(uid) && known_uids_.count(uid)) {
+                violation("registration " + std::string(name_of(cm)) + " left after its instance's deletion completed");
+            }
+        }
+    }
+}
+
+bool operator_world::converged(std::string* why) {
+    auto fail = [&](std::string s) {
+        if (why) *why = std::move(s);
+        return false;
+    };
+    auto instances = srv_.store().list(gateway::gateway_instances(), ns, {});
+    if (!instances) return fail("cannot list instances");
+    std::set<std::string> live;
+    for (const auto& v : instances->at("items").as_array()) {
+        const auto& gi = v.as_object();
+        const std::string name(name_of(gi));
+        const std::string uid(uid_of(gi));
+        live.insert(uid);
+        if (is_being_deleted(gi)) return fail(name + ": still deleting");
+        const auto* og = find_path(gi, {"status", "observedGeneration"});
+        if (!og || !og->is_int64() || og->get_int64() != generation_of(gi)) return fail(name + ": observedGeneration");
+        auto dep = srv_.store().get(resources::deployments(), ns, name);
+        if (!dep || !is_controlled_by(*dep, uid)) return fail(name + ": no Deployment of ours");
+        const auto* want = find_path(gi, {"spec", "replicas"});
+        const auto* have = find_path(*dep, {"spec", "replicas"});
+        if (!want || !have || *want != *have) return fail(name + ": Deployment replicas differ from spec");
+        auto svc = srv_.store().get(resources::services(), ns, name);
+        if (!svc || !is_controlled_by(*svc, uid)) return fail(name + ": no Service of ours");
+        auto reg = srv_.store().get(resources::configmaps(), registry_ns, gateway::registration_name(uid));
+        if (!reg || !gateway::registration_belongs_to(*reg, uid)) return fail(name + ": no registration");
+        const auto* cs = runtime::conditions_of(gi);
+        const bool ready = cs && runtime::is_condition_true(*cs, "Ready");
+        if (ready != gateway::deployment_available(*dep)) return fail(name + ": Ready does not match the Deployment");
+        if (!ready) return fail(name + ": not Ready");
+    }
+    apiserver::list_options lo;
+    lo.label_selector = std::string(gateway::uid_label);
+    auto regs = srv_.store().list(resources::configmaps(), registry_ns, lo);
+    if (regs) {
+        for (const auto& v : regs->at("items").as_array()) {
+            auto uid = std::string(label_of(v.as_object(), gateway::uid_label).value_or(""));
+            if (!live.count(uid)) return fail("registration of a deleted instance " + uid);
+        }
+    }
+    return true;
+}
+
+// --- the user -------------------------------------------------------------
+
+asio::awaitable<void> operator_world::user_step() {
+    auto& c = *user_->c;
+    const std::string name = "gi-" + std::to_string(rng_.below(instance_names));
+    const object_key key{std::string(ns), name};
+    auto existing = srv_.store().get(gateway::gateway_instances(), ns, name);
+    auto report = [&](std::string what, const auto& r) {
+        tr_.line(clk_.now(), "user", what + " " + name + " -> " + (r ? std::string("ok") : r.error().message()));
+    };
+    patch_options merge;
+    merge.type = patch_type::merge;
+    if (!existing) {
+        auto dep = srv_.store().get(resources::deployments(), ns, name);
+        if (!dep && rng_.chance(0.15)) {
+            // Someone else's Deployment under an instance's name: never to be touched.
+            json::object labels{{"app", "foreign"}};
+            json::object container{{"name", "x"}, {"image", "x:1"}};
+            json::object pod_spec{{"containers", json::array{container}}};
+            json::object tmpl{{"metadata", json::object{{"labels", labels}}}, {"spec", pod_spec}};
+            json::object spec{{"replicas", 1}, {"selector", json::object{{"matchLabels", labels}}}, {"template", tmpl}};
+            json::object d{{"apiVersion", "apps/v1"}, {"kind", "Deployment"},
+                           {"metadata", json::object{{"name", name}, {"namespace", ns}}}, {"spec", spec}};
+            auto r = co_await c.create(resources::deployments(), std::string(ns), std::move(d));
+            if (r) foreign_.insert(name);
+            report("create foreign Deployment", r);
+            co_return;
+        }
+        json::object gi{{"apiVersion", "gateway.kcoro.dev/v1alpha1"},
+                        {"kind", "GatewayInstance"},
+                        {"metadata", {{"name", name}, {"namespace", ns}}},
+                        {"spec", {{"image", "nginx:1.27"}, {"replicas", rng_.between(1, 3)}, {"port", 8080}}}};
+        auto r = co_await c.create(gateway::gateway_instances(), std::string(ns), std::move(gi));
+        report("create", r);
+        if (r && rng_.chance(0.2)) {
+            // Changed their mind: deleted while the operator's first pass may still run.
+            auto pause = rng_.millis(0ms, 1500ms);
+            co_await clk_.sleep_for(pause);
+            auto d = co_await c.remove(gateway::gateway_instances(), key);
+            report("delete at once", d);
+        }
+        co_return;
+    }
+    if (is_being_deleted(*existing)) co_return;
+    const auto x = rng_.below(100);
+    if (x < 25) {
+        auto body = "{\"spec\":{\"replicas\":" + std::to_string(rng_.between(1, 4)) + "}}";
+        auto r = co_await c.patch(gateway::gateway_instances(), key, std::move(body), merge);
+        report("edit replicas", r);
+    } else if (x < 35) {
+        auto body = std::string("{\"spec\":{\"image\":\"nginx:1.") + std::to_string(rng_.between(20, 29)) + "\"}}";
+        auto r = co_await c.patch(gateway::gateway_instances(), key, std::move(body), merge);
+        report("edit image", r);
+    } else if (x < 50) {
+        // Another writer: a PUT from what it read a moment ago (conflicts for
+        // the operator's status writes, and for itself when stale).
+        json::object obj = *existing;
+        set_label(obj, "sim/touched", std::to_string(rng_.below(1000)));
+        auto pause = rng_.millis(0ms, 300ms);
+        co_await clk_.sleep_for(pause);
+        auto r = co_await c.update(gateway::gateway_instances(), std::move(obj));
+        report("relabel (PUT)", r);
+    } else if (x < 65) {
+        auto r = co_await c.remove(gateway::gateway_instances(), key);
+        report("delete", r);
+    } else if (x < 75) {
+        auto r = co_await c.patch(resources::deployments(), key, "{\"spec\":{\"replicas\":7}}", merge);
+        report("edit Deployment replicas", r);
+    } else if (x < 85) {
+        auto r = co_await c.remove(resources::services(), key);
+        report("delete Service", r);
+    } else if (x < 95) {
+        const object_key reg{std::string(registry_ns), gateway::registration_name(uid_of(*existing))};
+        auto r = co_await c.remove(resources::configmaps(), reg);
+        report("delete registration", r);
+    } else {
+        auto r = co_await c.remove(resources::deployments(), key);
+        report("delete Deployment", r);
+    }
+}
+
+void operator_world::before_converge() {
+    // The hand-made Deployments go (so every instance can converge).
+    for (const auto& name : foreign_) {
+        auto r = run_now(admin_->c->remove(resources::deployments(), object_key{std::string(ns), name}));
+        tr_.line(clk_.now(), "sim", "removed foreign Deployment " + name + (r ? "" : ": " + r.error().message()));
+    }
+}
+
+} // namespace
+
+std::unique_ptr<world> make_operator_world(const sim_options& o) { return std::make_unique<operator_world>(o); }
+
+} // namespace kcoro::sim

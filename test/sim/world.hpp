@@ -1,0 +1,202 @@
+// What every simulated world shares (sim.hpp): the server, the peers (each
+// client with its memory transport and the interposer that adds latency,
+// injects faults, traces, and checks leader safety on every request), the
+// manager replicas (started, crashed, restarted), the user's and the fault
+// injector's loops, and the run's phases (chaos, convergence, quiet).
+//
+// A world (operator_world.cpp, mirror_world.cpp) supplies the rest through
+// the hooks below: what the store starts with, which controllers a replica
+// runs, the user's actions, its own request- and store-level invariants and
+// its convergence predicate.
+//
+// Lifetime: a derived world must call shut_down() in its destructor (the
+// teardown runs the replicas' last handlers, which call the hooks).
+#pragma once
+
+#include "sim.hpp"
+
+#include "prng.hpp"
+#include "trace.hpp"
+
+#include "server.hpp"
+
+#include <kcoro/client/client.hpp>
+#include <kcoro/client/memory_transport.hpp>
+#include <kcoro/core/log.hpp>
+#include <kcoro/core/time.hpp>
+#include <kcoro/io/virtual_time.hpp>
+#include <kcoro/server/manager.hpp>
+
+#include <boost/asio/awaitable.hpp>
+#include <boost/asio/cancellation_signal.hpp>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/json/object.hpp>
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace kcoro::sim {
+
+/// The namespace the user's objects live in.
+inline constexpr std::string_view user_ns = "default";
+
+/// "12.345s"
+std::string fmt_time(steady_time t);
+
+/// What a request is about, from its method and target.
+struct target_info {
+    std::string verb;  // get list watch create update patch delete
+    std::string resource;
+    std::string ns;
+    std::string name;
+    std::string sub;
+    bool write = false;
+};
+target_info parse_target(std::string_view method, std::string_view target);
+
+/// The manager a world's replicas run.
+struct replica_config {
+    std::string name;  // manager name, user-agent product
+    bool leader_elect = true;
+    std::string lease_namespace = "kcoro-system";
+    std::string lease_name;
+    std::size_t max_concurrent_reconciles = 0;  // 0: the manager's default
+    /// Also delay a replica's watch chunks now and then (0.05-2 s, order
+    /// kept): its caches lag its own writes, so a retry can race ahead of
+    /// the event of what it wrote (the AlreadyExists read-back path).
+    bool lagging_watches = false;
+};
+
+class world {
+public:
+    world(const sim_options& o, replica_config rc);
+    virtual ~world();
+    world(const world&) = delete;
+    world& operator=(const world&) = delete;
+
+    sim_result run();
+
+protected:
+    struct peer {
+        std::string name;
+        bool op = false;  // a replica's client
+        std::unique_ptr<client::client> c;
+        client::memory_transport* t = nullptr;
+        std::uint64_t writes = 0;        // writes sent but the lease's and Events
+        std::uint64_t event_writes = 0;  // Events (created, series patched)
+        steady_time partitioned_until{};  // its requests fail until then
+    };
+    struct replica {
+        std::string identity;
+        peer* p = nullptr;
+        /// What the world's controllers need alive while mgr runs (declared
+        /// first: destroyed after it).
+        std::shared_ptr<void> keep;
+        std::unique_ptr<server::manager> mgr;
+        std::optional<int> exit;
+        boost::asio::cancellation_signal crash;
+        bool crashed = false;
+    };
+
+    // --- the hooks --------------------------------------------------------
+    /// Before the replicas start (a CRD, say); may use run_now.
+    virtual void set_up() {}
+    /// Wires the world's controllers onto r.mgr.
+    virtual void install(replica& r) = 0;
+    /// A replica's write, as it reaches the server (leader safety is the base's).
+    virtual void check_write(peer& p, const target_info& t, const io::http_request& req) = 0;
+    /// Whether a replica's write counts for the quiet period's zero-writes
+    /// check (a documented retry, say a name conflict's, does not).
+    virtual bool counts_as_write(const target_info&, const io::http_request&) { return true; }
+    /// A response a replica received (not one it gave up on or never got).
+    virtual void note_response(peer&, const target_info&, const io::http_response&) {}
+    /// Store-level invariants; called at settled points when the revision moved.
+    virtual void check_store() = 0;
+    /// Every object as it should be, or false with the first difference in `why`.
+    virtual bool converged(std::string* why) = 0;
+    /// One action of the user.
+    virtual boost::asio::awaitable<void> user_step() = 0;
+    /// After the chaos, before convergence is awaited.
+    virtual void before_converge() {}
+    /// At the start of the quiet period: events that must cause no write.
+    virtual void nudge() {}
+
+    // --- for the worlds ---------------------------------------------------
+    void violation(std::string what);
+    template <class T>
+    T run_now(boost::asio::awaitable<T> a);
+    /// Teardown: every replica cancelled, every stream closed, the server stopped.
+    void shut_down();
+
+    sim_options o_;
+    prng rng_;
+    trace tr_;
+    boost::asio::io_context io_;
+    io::manual_clock clk_;
+    apiserver::server srv_;
+    peer* admin_ = nullptr;
+    peer* user_ = nullptr;
+    bool faults_on_ = false;
+    std::vector<std::unique_ptr<replica>> replicas_;
+
+private:
+    struct trace_sink final : log_sink {
+        world* w;
+        explicit trace_sink(world* wp) : w(wp) {}
+        void write(std::string_view line) override;
+    };
+
+    peer& add_peer(std::string name, bool op);
+    void start_replica();
+    boost::asio::awaitable<void> crash_and_restart(replica* r);
+    boost::asio::awaitable<void> restart_later(replica* r);
+    boost::asio::awaitable<io::http_reply> intercept(peer* p, io::http_request req);
+    io::http_stream wrap_stream(peer* p, std::uint64_t id, io::http_stream s);
+    void check_leader_safety(peer& p, const target_info& t);
+    void check_state();
+    boost::asio::awaitable<void> user_loop();
+    boost::asio::awaitable<void> fault_loop();
+    std::size_t running_replicas() const;
+    std::uint64_t writes() const;
+    std::uint64_t event_writes() const;
+
+    replica_config rc_;
+    std::shared_ptr<trace_sink> sink_;
+    std::vector<std::unique_ptr<peer>> peers_;
+    bool user_on_ = false;
+    bool stopping_ = false;  // teardown: no restarts
+    bool shut_down_ = false;
+    int actors_ = 0;
+    int generation_ = 0;
+    std::vector<std::string> violations_;
+    std::set<std::string> reported_;
+    std::uint64_t req_seq_ = 0;
+    std::uint64_t faults_ = 0;
+    std::uint64_t guard_refusals_ = 0;
+    apiserver::revision_t checked_rev_ = 0;
+};
+
+template <class T>
+T world::run_now(boost::asio::awaitable<T> a) {
+    std::optional<T> out;
+    boost::asio::co_spawn(io_, std::move(a), [&out](std::exception_ptr e, T v) {
+        if (e) std::rethrow_exception(e);
+        out.emplace(std::move(v));
+    });
+    io::run_virtual(io_, clk_, [&] { return out.has_value(); }, clk_.now() + std::chrono::hours(1));
+    if (!out) throw std::runtime_error("sim: an admin request did not complete");
+    return std::move(*out);
+}
+
+/// The worlds (operator_world.cpp, mirror_world.cpp).
+std::unique_ptr<world> make_operator_world(const sim_options& o);
+std::unique_ptr<world> make_mirror_world(const sim_options& o);
+
+} // namespace kcoro::sim
