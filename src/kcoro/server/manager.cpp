@@ -277,7 +277,11 @@ struct manager::impl {
         signals->async_wait([this](boost::system::error_code ec, int sig) {
             if (ec) return;
             feed(runtime::mgr::signal_received{clk->now(), sig});
-            handle_signals();
+            // Not after the stop finished: a pending wait would keep the
+            // io_context from running out.
+            const auto p = fsm.current();
+            if (p != runtime::manager_fsm::phase::stopped && p != runtime::manager_fsm::phase::crashed)
+                handle_signals();
         });
     }
 
