@@ -5,6 +5,7 @@
 #include <kcoro/io/certs.hpp>
 #include <kcoro/io/http_server.hpp>
 #include <kcoro/io/tls.hpp>
+#include <kcoro/runtime/manager_fsm.hpp>
 #include <kcoro/server/bind_address.hpp>
 #include <kcoro/server/leader_write_guard.hpp>
 #include <kcoro/server/metrics_auth.hpp>
@@ -30,7 +31,7 @@
 #include <csignal>
 #include <cstdlib>
 #include <iostream>
-#include <list>
+#include <deque>
 #include <map>
 
 namespace kcoro::server {
@@ -61,12 +62,10 @@ result<tcp::endpoint> parse_bind_address(std::string_view address) {
 
 namespace {
 
-// One runnable the manager runs.
+// One runnable the manager runs; its id in the fsm is its index.
 struct entry {
     runtime::runnable* r = nullptr;
     std::unique_ptr<runtime::runnable> owned;
-    bool started = false;
-    bool finished = false;
     asio::cancellation_signal cancel;
 };
 
@@ -96,8 +95,18 @@ io::http_response to_response(const http_answer& a) {
     return r;
 }
 
+runtime::manager_fsm_config fsm_config(const manager_options& o) {
+    runtime::manager_fsm_config c;
+    c.leader_elect = o.leader_elect;
+    c.graceful_shutdown_timeout = o.graceful_shutdown_timeout;
+    return c;
+}
+
 } // namespace
 
+// The driver of runtime::manager_fsm: it performs the fsm's actions (servers,
+// runnables, the elector, one deadline timer, log lines) and feeds back what
+// happened. Every lifecycle decision is the fsm's.
 struct manager::impl {
     manager_options opts;
     manager_setup setup;
@@ -114,8 +123,7 @@ struct manager::impl {
     std::unique_ptr<runtime::informer_factory> cache;
     std::map<std::string, std::unique_ptr<runtime::event_recorder>, std::less<>> recorders;
     resource_table resources = resource_table::builtin();
-    std::list<entry> entries;  // stable addresses
-    entry* elector_entry = nullptr;
+    std::deque<entry> entries;  // by fsm id; stable addresses
     std::unique_ptr<runtime::leader_elector> elector;
 
     health_handler probes;
@@ -128,102 +136,133 @@ struct manager::impl {
     std::optional<asio::steady_timer> wake;  // the main coroutine's wake-up
     asio::cancellation_signal watchdog_cancel;
     asio::cancellation_signal sync_cancel;
+    // Coroutines the manager spawned besides the runnables (reap waits).
     bool watchdog_running = false;
     bool sync_waiter_running = false;
 
-    // Phases of the start order (see run_async).
-    bool running = false;
-    bool background_started = false;  // step 2 began
-    bool synced = false;
-    bool leading = false;             // leader-gated runnables may run
-    bool stop_requested = false;
-    bool leadership_lost = false;
-    bool runnable_failed = false;
-    bool crashed = false;             // run_async() was cancelled
-    int signals_seen = 0;
+    runtime::manager_fsm fsm;
+    std::deque<runtime::manager_input> inbox;  // inputs fed while an action runs
+    bool stepping = false;
+    std::optional<steady_time> deadline;       // the fsm's arm_deadline
+    std::optional<int> outcome;                // the fsm's finished
 
     impl(manager_options o, manager_setup s)
-        : opts(std::move(o)), setup(std::move(s)), metrics(true), dog(setup.watchdog_max_stall, steady_time{}) {}
+        : opts(std::move(o)), setup(std::move(s)), metrics(true), dog(setup.watchdog_max_stall, steady_time{}),
+          fsm(fsm_config(opts)) {}
 
     void notify() {
         if (wake) wake->cancel();
     }
 
-    // Spawns one runnable; its completion wakes the main coroutine.
-    void start(entry& e) {
-        if (e.started) return;
-        e.started = true;
+    // Steps the fsm and performs its actions; an input fed by an action is
+    // queued and stepped after it (actions never see a half-done step).
+    void feed(runtime::manager_input in) {
+        inbox.push_back(std::move(in));
+        if (stepping) return;
+        stepping = true;
+        struct reset {
+            bool& b;
+            ~reset() { b = false; }
+        } guard{stepping};
+        while (!inbox.empty()) {
+            auto next = std::move(inbox.front());
+            inbox.pop_front();
+            for (auto& a : fsm.step(next)) std::visit([this](const auto& x) { perform(x); }, a);
+        }
+    }
+
+    void perform(const runtime::mgr::bind_servers&) {
+        if (auto r = bind(); !r) {
+            feed(runtime::mgr::bind_failed{clk->now()});
+            return;
+        }
+        feed(runtime::mgr::servers_bound{clk->now()});
+    }
+    void perform(const runtime::mgr::start_runnable& a) { start(a.id); }
+    void perform(const runtime::mgr::stop_runnable& a) { entries[a.id].r->stop(); }
+    void perform(const runtime::mgr::cancel_runnable& a) {
+        entries[a.id].cancel.emit(asio::cancellation_type::terminal);
+    }
+    void perform(const runtime::mgr::wait_for_sync&) { start_sync_waiter(); }
+    void perform(const runtime::mgr::cancel_sync_wait&) {
+        if (sync_waiter_running) sync_cancel.emit(asio::cancellation_type::terminal);
+    }
+    void perform(const runtime::mgr::start_election&) { start_election(); }
+    void perform(const runtime::mgr::arm_deadline& a) {
+        deadline = a.at;
+        notify();
+    }
+    void perform(const runtime::mgr::stop_servers&) {
+        if (metrics_srv) metrics_srv->stop(std::chrono::milliseconds(0));
+        if (probe_srv) probe_srv->stop(std::chrono::milliseconds(0));
+        if (watchdog_running) watchdog_cancel.emit(asio::cancellation_type::terminal);
+        if (signals) {
+            boost::system::error_code ec;
+            signals->cancel(ec);
+        }
+    }
+    void perform(const runtime::mgr::clear_leader_status&) { metrics.set_leader(opts.leader_election_id, false); }
+    void perform(const runtime::mgr::exit_process& a) { std::_Exit(a.code); }
+    void perform(const runtime::mgr::finished& a) {
+        // The guard refers to the elector; the client may outlive the manager.
+        if (elector) cl->clear_write_guard(this);
+        outcome = a.code;
+        notify();
+    }
+    void perform(const runtime::mgr::log& a) {
+        using runtime::mgr::note;
+        switch (a.what) {
+        case note::caches_synced: log.info("caches synced"); break;
+        case note::signal_stop: log.info("received signal, stopping", {{"signal", a.value}}); break;
+        case note::signal_exit: log.info("received a second signal, exiting now", {{"signal", a.value}}); break;
+        case note::leadership_lost: log.error("leader election lost", "stopping: leadership lost"); break;
+        case note::stopping:
+            log.info("stopping and waiting for runnables",
+                     {{"timeout", format_go_duration(opts.graceful_shutdown_timeout)}});
+            break;
+        case note::grace_expired:
+            log.error("graceful shutdown timeout", "runnables did not finish within the grace period; cancelling them");
+            break;
+        case note::stopped: log.info("stopped", {{"exitCode", a.value}}); break;
+        case note::crashed: log.info("run cancelled: stopping at once (no graceful stop, no lease release)"); break;
+        }
+    }
+
+    // Spawns one runnable; its completion is fed back (and wakes reap()).
+    void start(std::size_t id) {
+        auto& e = entries[id];
         log.debug("starting runnable", {{"runnable", e.r->name()}});
-        auto done = [this, &e](std::exception_ptr ex) {
-            e.finished = true;
-            if (ex && !crashed) {
+        auto done = [this, id](std::exception_ptr ex) {
+            bool failed = false;
+            if (ex && fsm.current() != runtime::manager_fsm::phase::crashed) {
+                const auto name = entries[id].r->name();
                 try {
                     std::rethrow_exception(ex);
                 } catch (const std::exception& x) {
-                    log.error(x.what(), "runnable failed", {{"runnable", e.r->name()}});
+                    log.error(x.what(), "runnable failed", {{"runnable", name}});
                 } catch (...) {
-                    log.error("unknown exception", "runnable failed", {{"runnable", e.r->name()}});
+                    log.error("unknown exception", "runnable failed", {{"runnable", name}});
                 }
-                runnable_failed = true;
-                stop_requested = true;
+                failed = true;
             }
+            feed(runtime::mgr::runnable_finished{clk->now(), id, failed});
             notify();
         };
         asio::co_spawn(*ioc, e.r->run(), asio::bind_cancellation_slot(e.cancel.slot(), done));
     }
 
-    bool phase_started(const entry& e) const {
-        return e.r->needs_leader_election() ? leading : background_started;
-    }
-
-    entry& add_entry(runtime::runnable* r, std::unique_ptr<runtime::runnable> owned) {
+    entry& add_entry(runtime::runnable* r, std::unique_ptr<runtime::runnable> owned,
+                     runtime::runnable_kind kind) {
         auto& e = entries.emplace_back();
         e.r = r;
         e.owned = std::move(owned);
-        if (running && !stop_requested && phase_started(e)) start(e);
+        feed(runtime::mgr::runnable_added{entries.size() - 1, kind});  // started at once if its phase began
         return e;
     }
-
-    void start_leader_gated() {
-        leading = true;
-        for (auto& e : entries) {
-            if (e.r->needs_leader_election()) start(e);
-        }
-    }
-
-    // Leadership lost: every leader-gated runnable stops now, in-flight work
-    // is cancelled (never two active writers).
-    void stop_leader_gated_at_once() {
-        leading = false;
-        for (auto& e : entries) {
-            if (!e.r->needs_leader_election() || !e.started || e.finished) continue;
-            e.r->stop();
-            e.cancel.emit(asio::cancellation_type::terminal);
-        }
-    }
-
-    template <class Pred>
-    asio::awaitable<bool> wait_for(Pred done, steady_time deadline) {
-        while (!done()) {
-            if (clk->now() >= deadline) co_return false;
-            auto s = clk->sleep_until(deadline);
-            auto w = wake->async_wait(asio::as_tuple(asio::use_awaitable));
-            auto race = std::move(s) || std::move(w);
-            co_await std::move(race);
-            // run_async() cancelled: out to run_guarded (crash_now).
-            auto cs = co_await asio::this_coro::cancellation_state;
-            if (cs.cancelled() != asio::cancellation_type::none)
-                throw boost::system::system_error(asio::error::operation_aborted, "manager: cancelled");
-        }
-        co_return true;
-    }
-
-    bool all_finished(bool leader_gated) const {
-        for (auto& e : entries) {
-            if (&e == elector_entry) continue;
-            if (e.r->needs_leader_election() == leader_gated && e.started && !e.finished) return false;
-        }
-        return true;
+    entry& add_entry(runtime::runnable* r, std::unique_ptr<runtime::runnable> owned) {
+        const auto kind =
+            r->needs_leader_election() ? runtime::runnable_kind::leader_gated : runtime::runnable_kind::background;
+        return add_entry(r, std::move(owned), kind);
     }
 
     asio::awaitable<void> watchdog_loop() {
@@ -237,16 +276,12 @@ struct manager::impl {
     void handle_signals() {
         signals->async_wait([this](boost::system::error_code ec, int sig) {
             if (ec) return;
-            ++signals_seen;
-            if (signals_seen == 1) {
-                log.info("received signal, stopping", {{"signal", sig}});
-                stop_requested = true;
-                notify();
+            feed(runtime::mgr::signal_received{clk->now(), sig});
+            // Not after the stop finished: a pending wait would keep the
+            // io_context from running out.
+            const auto p = fsm.current();
+            if (p != runtime::manager_fsm::phase::stopped && p != runtime::manager_fsm::phase::crashed)
                 handle_signals();
-            } else {
-                log.info("received a second signal, exiting now", {{"signal", sig}});
-                std::_Exit(exit_failure);
-            }
         });
     }
 
@@ -283,25 +318,20 @@ struct manager::impl {
         return io::make_server_tls_context(t);
     }
 
+    result<void> bind();
+    void start_sync_waiter();
+    void start_election();
     asio::awaitable<int> run();
-    asio::awaitable<int> shut_down(int code);
     asio::awaitable<int> run_guarded();
-    void crash_now();
     asio::awaitable<void> reap();
 };
 
 // The start order (1-5) and the stop order (a-f) are written out once, in
-// include/kcoro/server/manager.hpp; run() and shut_down() follow them.
-asio::awaitable<int> manager::impl::run() {
-    running = true;
-    auto ex = co_await asio::this_coro::executor;
-    wake.emplace(ex, asio::steady_timer::time_point::max());
-    if (setup.handle_signals) {
-        signals.emplace(ex, SIGINT, SIGTERM);
-        handle_signals();
-    }
+// include/kcoro/server/manager.hpp; manager_fsm decides, these perform.
 
-    // 1. metrics and probe servers, watchdog
+// 1. metrics and probe servers, watchdog. A failure is logged here.
+result<void> manager::impl::bind() {
+    auto ex = ioc->get_executor();
     dog = watchdog(setup.watchdog_max_stall, clk->now());
     if (opts.metrics_enabled()) {
         metrics_h = std::make_unique<metrics_handler>(metrics);
@@ -316,7 +346,7 @@ asio::awaitable<int> manager::impl::run() {
             auto ctx = make_metrics_tls();
             if (!ctx) {
                 log.error(ctx.error(), "unable to set up TLS for the metrics server");
-                co_return co_await shut_down(exit_failure);
+                return ctx.error();
             }
             tls = std::move(*ctx);
             metrics_auth = std::make_unique<metrics_authorizer>(*cl, *clk);
@@ -330,7 +360,7 @@ asio::awaitable<int> manager::impl::run() {
         }
         if (auto r = listen(metrics_srv, opts.metrics_bind_address, std::move(h), "metrics", tls); !r) {
             log.error(r.error(), "unable to start the metrics server");
-            co_return co_await shut_down(exit_failure);
+            return r.error();
         }
     }
     if (opts.probes_enabled()) {
@@ -339,7 +369,7 @@ asio::awaitable<int> manager::impl::run() {
         };
         if (auto r = listen(probe_srv, opts.health_probe_bind_address, std::move(h), "health probe"); !r) {
             log.error(r.error(), "unable to start the health probe server");
-            co_return co_await shut_down(exit_failure);
+            return r.error();
         }
     }
     watchdog_running = true;
@@ -348,180 +378,100 @@ asio::awaitable<int> manager::impl::run() {
                        watchdog_running = false;
                        notify();
                    }));
-
-    // 2. informers, event recorders, every runnable not gated by leadership
-    background_started = true;
-    for (auto& e : entries) {
-        if (!e.r->needs_leader_election()) start(e);
-    }
-
-    // 3. wait for the caches to sync (interrupted by a stop request)
-    {
-        auto sync = std::make_shared<std::optional<result<void>>>();
-        auto waiter = [this, sync]() -> asio::awaitable<void> {
-            auto r = co_await cache->wait_for_sync(setup.cache_sync_timeout);
-            sync->emplace(std::move(r));
-            notify();
-        };
-        sync_waiter_running = true;
-        asio::co_spawn(ex, waiter, asio::bind_cancellation_slot(sync_cancel.slot(), [this](std::exception_ptr) {
-                           sync_waiter_running = false;
-                           notify();
-                       }));
-        const auto forever = clk->now() + std::chrono::hours(24 * 365);
-        auto synced_or_stopped = [&] { return sync->has_value() || stop_requested; };
-        co_await wait_for(synced_or_stopped, forever);
-        if (!*sync) {
-            sync_cancel.emit(asio::cancellation_type::terminal);
-            auto sync_done = [&] { return sync->has_value(); };
-            const auto bound = clk->now() + std::chrono::seconds(5);
-            co_await wait_for(sync_done, bound);
-            co_return co_await shut_down(runnable_failed ? exit_failure : exit_ok);
-        }
-        if (!**sync) {
-            log.error((*sync)->error(), "failed to wait for caches to sync");
-            co_return co_await shut_down(exit_failure);
-        }
-        synced = true;
-        log.info("caches synced");
-    }
-
-    // 4. leader election  5. leader-gated runnables
-    if (opts.leader_elect) {
-        runtime::leader_elector_options lo;
-        lo.config.lease_namespace =
-            opts.leader_election_namespace.empty() ? cl->config().ns : opts.leader_election_namespace;
-        lo.config.lease_name = opts.leader_election_id;
-        lo.config.identity = identity;
-        lo.config.lease_duration = setup.lease_duration;
-        lo.config.renew_deadline = setup.renew_deadline;
-        lo.config.retry_period = setup.retry_period;
-        lo.config.release_on_cancel = setup.leader_election_release_on_cancel;
-        lo.log = log.with_name("leader-election");
-        lo.on_status = [this](bool on) { metrics.set_leader(opts.leader_election_id, on); };
-        lo.on_started_leading = [this] {
-            if (!stop_requested) start_leader_gated();
-        };
-        lo.on_stopped_leading = [this](std::string_view) {
-            leadership_lost = true;
-            stop_leader_gated_at_once();
-            notify();
-        };
-        elector = std::make_unique<runtime::leader_elector>(*cl, *clk, std::move(lo));
-        // Every write but the exempt ones waits on the local lease validity
-        // (server/leader_write_guard.hpp); removed when run() ends.
-        cl->set_write_guard(this, [this, lease_ns = elector->config().lease_namespace,
-                             lease_name = elector->config().lease_name](const api_request& req) -> std::optional<error> {
-            if (elector->may_write() || leader_write_exempt(req, lease_ns, lease_name)) return std::nullopt;
-            metrics.leader_write_refused();
-            log.info("Write refused: the leader lease may have been taken over",
-                     {{"request", std::string(to_string(req.method)) + " " + req.target}});
-            return error(kcoro_errc::not_leader, std::string("leader write guard: ") + to_string(req.method) + " " +
-                                                     req.target + " refused: the lease validity has passed");
-        });
-        auto& e = entries.emplace_back();
-        e.r = elector.get();
-        elector_entry = &e;
-        start(e);
-    } else {
-        start_leader_gated();
-    }
-
-    const auto forever = clk->now() + std::chrono::hours(24 * 365);
-    auto stop_or_lost = [&] { return stop_requested || leadership_lost; };
-    co_await wait_for(stop_or_lost, forever);
-    if (leadership_lost) {
-        log.error("leader election lost", "stopping: leadership lost");
-        co_return co_await shut_down(exit_failure);
-    }
-    co_return co_await shut_down(runnable_failed ? exit_failure : exit_ok);
+    return {};
 }
 
-asio::awaitable<int> manager::impl::shut_down(int code) {
-    stop_requested = true;
-    const auto deadline = clk->now() + opts.graceful_shutdown_timeout;
-    log.info("stopping and waiting for runnables", {{"timeout", format_go_duration(opts.graceful_shutdown_timeout)}});
-
-    // a. leader-gated runnables stop taking work
-    leading = false;
-    for (auto& e : entries) {
-        if (e.r->needs_leader_election()) e.r->stop();
-    }
-    // b. their in-flight work finishes
-    auto gated_done = [&] { return all_finished(true); };
-    bool in_time = co_await wait_for(gated_done, deadline);
-    // c. leader election (release after the writers stopped)
-    if (elector_entry) {
-        elector->stop();
-        auto elector_done = [&] { return !elector_entry->started || elector_entry->finished; };
-        if (in_time) in_time = co_await wait_for(elector_done, deadline);
-    }
-    // d. everything else
-    for (auto& e : entries) {
-        if (!e.r->needs_leader_election() && &e != elector_entry) e.r->stop();
-    }
-    auto rest_done = [&] { return all_finished(false); };
-    if (in_time) in_time = co_await wait_for(rest_done, deadline);
-    // e. past the deadline: cancel what is left
-    if (!in_time) {
-        log.error("graceful shutdown timeout", "runnables did not finish within the grace period; cancelling them");
-        code = exit_failure;
-        for (auto& e : entries) {
-            if (e.started && !e.finished) e.cancel.emit(asio::cancellation_type::terminal);
+// 3. wait for the caches to sync (the fsm drops a late answer after a stop).
+void manager::impl::start_sync_waiter() {
+    auto waiter = [this]() -> asio::awaitable<void> {
+        auto r = co_await cache->wait_for_sync(setup.cache_sync_timeout);
+        if (fsm.current() != runtime::manager_fsm::phase::syncing) co_return;
+        if (!r) {
+            log.error(r.error(), "failed to wait for caches to sync");
+            feed(runtime::mgr::cache_sync_failed{clk->now()});
+        } else {
+            feed(runtime::mgr::caches_synced{clk->now()});
         }
-        auto all_done = [&] {
-            for (auto& e : entries) {
-                if (e.started && !e.finished) return false;
-            }
-            return true;
-        };
-        const auto bound = clk->now() + std::chrono::seconds(5);
-        co_await wait_for(all_done, bound);
-    } else if (elector_entry && !elector_entry->finished) {
-        elector_entry->cancel.emit(asio::cancellation_type::terminal);
+    };
+    sync_waiter_running = true;
+    asio::co_spawn(*ioc, waiter, asio::bind_cancellation_slot(sync_cancel.slot(), [this](std::exception_ptr) {
+                       sync_waiter_running = false;
+                       notify();
+                   }));
+}
+
+// 4. leader election; its callbacks feed the fsm (5. leader-gated runnables).
+void manager::impl::start_election() {
+    runtime::leader_elector_options lo;
+    lo.config.lease_namespace =
+        opts.leader_election_namespace.empty() ? cl->config().ns : opts.leader_election_namespace;
+    lo.config.lease_name = opts.leader_election_id;
+    lo.config.identity = identity;
+    lo.config.lease_duration = setup.lease_duration;
+    lo.config.renew_deadline = setup.renew_deadline;
+    lo.config.retry_period = setup.retry_period;
+    lo.config.release_on_cancel = setup.leader_election_release_on_cancel;
+    lo.log = log.with_name("leader-election");
+    lo.on_status = [this](bool on) { metrics.set_leader(opts.leader_election_id, on); };
+    lo.on_started_leading = [this] { feed(runtime::mgr::started_leading{clk->now()}); };
+    lo.on_stopped_leading = [this](std::string_view) { feed(runtime::mgr::stopped_leading{clk->now()}); };
+    elector = std::make_unique<runtime::leader_elector>(*cl, *clk, std::move(lo));
+    // Every write but the exempt ones waits on the local lease validity
+    // (server/leader_write_guard.hpp); removed when run() ends.
+    cl->set_write_guard(this, [this, lease_ns = elector->config().lease_namespace,
+                         lease_name = elector->config().lease_name](const api_request& req) -> std::optional<error> {
+        if (elector->may_write() || leader_write_exempt(req, lease_ns, lease_name)) return std::nullopt;
+        metrics.leader_write_refused();
+        log.info("Write refused: the leader lease may have been taken over",
+                 {{"request", std::string(to_string(req.method)) + " " + req.target}});
+        return error(kcoro_errc::not_leader, std::string("leader write guard: ") + to_string(req.method) + " " +
+                                                 req.target + " refused: the lease validity has passed");
+    });
+    add_entry(elector.get(), nullptr, runtime::runnable_kind::elector);
+}
+
+// The main coroutine: feeds run, then sleeps until the fsm finishes, waking
+// for its deadline (deadline_passed) or for anything that changed it.
+asio::awaitable<int> manager::impl::run() {
+    auto ex = co_await asio::this_coro::executor;
+    wake.emplace(ex, asio::steady_timer::time_point::max());
+    if (setup.handle_signals) {
+        signals.emplace(ex, SIGINT, SIGTERM);
+        handle_signals();
     }
-    // f. servers and watchdog
-    if (metrics_srv) metrics_srv->stop(std::chrono::milliseconds(0));
-    if (probe_srv) probe_srv->stop(std::chrono::milliseconds(0));
-    if (watchdog_running) watchdog_cancel.emit(asio::cancellation_type::terminal);
-    if (signals) {
-        boost::system::error_code ec;
-        signals->cancel(ec);
+    feed(runtime::mgr::run{clk->now()});
+    while (!outcome) {
+        if (deadline && clk->now() >= *deadline) {
+            deadline.reset();
+            feed(runtime::mgr::deadline_passed{clk->now()});
+            continue;
+        }
+        if (deadline) {
+            auto s = clk->sleep_until(*deadline);
+            auto w = wake->async_wait(asio::as_tuple(asio::use_awaitable));
+            auto race = std::move(s) || std::move(w);
+            co_await std::move(race);
+        } else {
+            co_await wake->async_wait(asio::as_tuple(asio::use_awaitable));
+        }
+        // run_async() cancelled: out to run_guarded (a crash).
+        auto cs = co_await asio::this_coro::cancellation_state;
+        if (cs.cancelled() != asio::cancellation_type::none)
+            throw boost::system::system_error(asio::error::operation_aborted, "manager: cancelled");
     }
-    running = false;
-    if (elector) cl->clear_write_guard(this);  // the client may outlive the manager
-    log.info("stopped", {{"exitCode", code}});
-    co_return code;
+    co_return *outcome;
 }
 
 // ----------------------------------------------------------------------------
 // CANCELLATION of run_async() (a "crash" in an in-process simulation): to the
 // outside world the manager stops as a killed process would: every runnable
 // (informers, elector, recorders, controllers) is cancelled at once, with no
-// graceful stop and no lease release; no request is sent once run_async()
-// completed. Inside, nothing is left behind: run_async() completes only after
-// every coroutine the manager spawned finished, so the manager can then be
-// destroyed (and the io_context keep running other things).
+// graceful stop and no lease release (the fsm's crash input); no request is
+// sent once run_async() completed. Inside, nothing is left behind:
+// run_async() completes only after every coroutine the manager spawned
+// finished, so the manager can then be destroyed (and the io_context keep
+// running other things).
 // ----------------------------------------------------------------------------
-void manager::impl::crash_now() {
-    if (crashed) return;
-    crashed = true;
-    stop_requested = true;
-    leading = false;
-    log.info("run cancelled: stopping at once (no graceful stop, no lease release)");
-    for (auto& e : entries) {
-        if (e.started && !e.finished) e.cancel.emit(asio::cancellation_type::terminal);
-    }
-    if (sync_waiter_running) sync_cancel.emit(asio::cancellation_type::terminal);
-    if (watchdog_running) watchdog_cancel.emit(asio::cancellation_type::terminal);
-    if (metrics_srv) metrics_srv->stop(std::chrono::milliseconds(0));
-    if (probe_srv) probe_srv->stop(std::chrono::milliseconds(0));
-    if (signals) {
-        boost::system::error_code ec;
-        signals->cancel(ec);
-    }
-    if (opts.leader_elect) metrics.set_leader(opts.leader_election_id, false);
-}
 
 // Waits (no deadline: runnables must honour cancellation, runnable.hpp) until
 // nothing the manager spawned is left; whatever is still running after the
@@ -529,15 +479,10 @@ void manager::impl::crash_now() {
 asio::awaitable<void> manager::impl::reap() {
     auto ex = co_await asio::this_coro::executor;
     if (!wake) wake.emplace(ex, asio::steady_timer::time_point::max());
-    auto left = [&] {
-        for (auto& e : entries) {
-            if (e.started && !e.finished) return true;
-        }
-        return watchdog_running || sync_waiter_running;
-    };
+    auto left = [&] { return fsm.any_running() || watchdog_running || sync_waiter_running; };
     if (left()) {
-        for (auto& e : entries) {
-            if (e.started && !e.finished) e.cancel.emit(asio::cancellation_type::terminal);
+        for (std::size_t id = 0; id < entries.size(); ++id) {
+            if (fsm.is_running(id)) entries[id].cancel.emit(asio::cancellation_type::terminal);
         }
         if (sync_waiter_running) sync_cancel.emit(asio::cancellation_type::terminal);
         if (watchdog_running) watchdog_cancel.emit(asio::cancellation_type::terminal);
@@ -553,7 +498,6 @@ asio::awaitable<void> manager::impl::reap() {
         if (!sessions) break;
         co_await asio::post(ex, asio::use_awaitable);
     }
-    running = false;
 }
 
 asio::awaitable<int> manager::impl::run_guarded() {
@@ -566,7 +510,7 @@ asio::awaitable<int> manager::impl::run_guarded() {
     }
     auto cs = co_await asio::this_coro::cancellation_state;
     const bool cancelled = cs.cancelled() != asio::cancellation_type::none;
-    if (cancelled || failure) crash_now();
+    if (cancelled || failure) feed(runtime::mgr::crash{});
     // Waiting for the cancelled runnables must not throw at once.
     co_await asio::this_coro::reset_cancellation_state();
     co_await reap();
@@ -579,7 +523,6 @@ asio::awaitable<int> manager::impl::run_guarded() {
 }
 
 // ----------------------------------------------------------------------------
-
 manager::manager(std::unique_ptr<impl> p) : impl_(std::move(p)) {}
 
 manager::~manager() {
@@ -662,7 +605,7 @@ result<std::unique_ptr<manager>> manager::create(manager_options opts, manager_s
     // Probes: readiness once every informer synced; liveness from the watchdog.
     auto* raw = p.get();
     s.probes.readyz().add("informers", [raw]() -> std::optional<std::string> {
-        if (raw->synced) return std::nullopt;
+        if (raw->fsm.cache_synced()) return std::nullopt;
         return std::string("informers have not synced yet");
     });
     s.probes.healthz().add("watchdog", [raw]() { return raw->dog.check(raw->clk->now()); });
@@ -789,13 +732,10 @@ int manager::run() {
     return code.value_or(exit_failure);
 }
 
-void manager::request_stop() {
-    impl_->stop_requested = true;
-    impl_->notify();
-}
+void manager::request_stop() { impl_->feed(runtime::mgr::stop_requested{impl_->clk->now()}); }
 
-bool manager::is_leader() const noexcept { return impl_->leading; }
-bool manager::cache_synced() const noexcept { return impl_->synced; }
+bool manager::is_leader() const noexcept { return impl_->fsm.is_leader(); }
+bool manager::cache_synced() const noexcept { return impl_->fsm.cache_synced(); }
 
 std::optional<tcp::endpoint> manager::metrics_endpoint() const {
     if (!impl_->metrics_srv) return std::nullopt;
