@@ -3,9 +3,7 @@
 // injected on the Lease updates.
 #include <kcoro/runtime/leader_elector.hpp>
 
-#include "server.hpp"
-
-#include "../support/run_until.hpp"
+#include "harness.hpp"
 
 #include <kcoro/client/client.hpp>
 #include <kcoro/core/resource.hpp>
@@ -36,55 +34,25 @@ struct candidate {
     std::vector<std::string> status;  // on_status calls
 };
 
-struct harness {
-    asio::io_context ioc;
-    kcoro::io::manual_clock clk;
-    kcoro::apiserver::server srv;
-    std::unique_ptr<kcoro::client::client> admin;
+// The shared harness, with the candidates on it.
+struct harness : kcoro::test::harness {
+    kcoro::io::manual_clock& clk = manual_clock();
+    kcoro::apiserver::server& srv = server();
     std::vector<std::string> order;  // "<id> started" / "<id> stopped: reason"
     std::vector<std::unique_ptr<candidate>> cands;
 
-    harness() : srv(ioc.get_executor(), clk) {
-        REQUIRE(srv.start());
-        kcoro::client::client_config cfg;
-        cfg.server = srv.url();
-        admin = kcoro::client::client::create(cfg, clk).value();
-    }
     ~harness() {
         for (auto& c : cands) {
             if (c->running) c->cancel.emit(asio::cancellation_type::terminal);
         }
         settle();
-        srv.stop(0ms);
-        settle();
-    }
-
-    // Runs handlers until none ran for a few real milliseconds.
-    void settle() {
-        for (int i = 0; i < 5000; ++i) {
-            if (ioc.stopped()) ioc.restart();
-            if (ioc.run_one_for(3ms) == 0) return;
-        }
-    }
-
-    // Moves the manual clock forward in small steps, settling after each.
-    template <class Pred>
-    bool advance_until(Pred done, std::chrono::milliseconds limit, std::chrono::milliseconds step = 100ms) {
-        for (auto t = 0ms; t <= limit; t += step) {
-            settle();
-            if (done()) return true;
-            clk.advance(step);
-        }
-        settle();
-        return done();
+        cands.clear();
     }
 
     candidate& add(std::string id, bool release_on_cancel = false) {
         auto c = std::make_unique<candidate>();
         c->id = id;
-        kcoro::client::client_config cfg;
-        cfg.server = srv.url();
-        c->client = kcoro::client::client::create(cfg, clk).value();
+        c->client = make_client();
         kcoro::runtime::leader_elector_options o;
         o.config.lease_namespace = "default";
         o.config.lease_name = "op-lock";
@@ -108,17 +76,11 @@ struct harness {
     }
 
     kcoro::runtime::leader_record lease() {
-        std::optional<kcoro::result<kcoro::object_ptr>> out;
-        auto op = [this, &out]() -> asio::awaitable<void> {
-            const kcoro::object_key key{"default", "op-lock"};
-            const kcoro::get_options o;
-            out.emplace(co_await admin->get(kcoro::resources::leases(), key, o));
-        };
-        asio::co_spawn(ioc, op, asio::detached);
-        for (int i = 0; i < 2000 && !out; ++i) ioc.run_one_for(5ms);
+        const kcoro::object_key key{"default", "op-lock"};
+        const kcoro::get_options o;
+        auto out = run(admin().get(kcoro::resources::leases(), key, o));
         REQUIRE(out);
-        REQUIRE(*out);
-        return kcoro::runtime::record_of(***out);
+        return kcoro::runtime::record_of(**out);
     }
 };
 
@@ -127,7 +89,7 @@ struct harness {
 TEST_CASE("one candidate leads; the other waits while the lease is renewed") {
     harness h;
     auto& a = h.add("a");
-    REQUIRE(kcoro::test::run_until(h.ioc, [&] { return a.le->is_leader(); }));
+    REQUIRE(h.run_until([&] { return a.le->is_leader(); }));
     auto& b = h.add("b");
     bool both = false;
     h.advance_until([&] {
@@ -149,7 +111,7 @@ TEST_CASE("one candidate leads; the other waits while the lease is renewed") {
 TEST_CASE("failed renewals: the leader stops within the renew deadline, the standby takes over after the lease duration") {
     harness h;
     auto& a = h.add("a");
-    REQUIRE(kcoro::test::run_until(h.ioc, [&] { return a.le->is_leader(); }));
+    REQUIRE(h.run_until([&] { return a.le->is_leader(); }));
     auto& b = h.add("b");
     h.advance_until([] { return false; }, 5s);
     REQUIRE(a.le->is_leader());
@@ -194,11 +156,11 @@ TEST_CASE("failed renewals: the leader stops within the renew deadline, the stan
 TEST_CASE("release on cancel: the lease is given up and the standby takes over at its next retry") {
     harness h;
     auto& a = h.add("a", true);
-    REQUIRE(kcoro::test::run_until(h.ioc, [&] { return a.le->is_leader(); }));
+    REQUIRE(h.run_until([&] { return a.le->is_leader(); }));
     auto& b = h.add("b");
     h.advance_until([] { return false; }, 3s);
     a.le->stop();
-    REQUIRE(kcoro::test::run_until(h.ioc, [&] { return !a.running; }));
+    REQUIRE(h.run_until([&] { return !a.running; }));
     CHECK(a.le->released());
     CHECK_FALSE(a.le->lost());
     CHECK(h.lease().holder_identity.empty());
@@ -211,14 +173,14 @@ TEST_CASE("release on cancel: the lease is given up and the standby takes over a
 TEST_CASE("stop without release, and stop of a standby, return promptly") {
     harness h;
     auto& a = h.add("a");
-    REQUIRE(kcoro::test::run_until(h.ioc, [&] { return a.le->is_leader(); }));
+    REQUIRE(h.run_until([&] { return a.le->is_leader(); }));
     auto& b = h.add("b");
     h.settle();
     b.le->stop();
-    REQUIRE(kcoro::test::run_until(h.ioc, [&] { return !b.running; }));
+    REQUIRE(h.run_until([&] { return !b.running; }));
     CHECK_FALSE(b.le->released());
     a.le->stop();
-    REQUIRE(kcoro::test::run_until(h.ioc, [&] { return !a.running; }));
+    REQUIRE(h.run_until([&] { return !a.running; }));
     CHECK_FALSE(a.le->released());
     CHECK(h.lease().holder_identity == "a");  // kept: no release configured
 }
