@@ -7,10 +7,8 @@
 // the standby leads after the lease expired; the manager is then destroyed).
 #include <kcoro/server/manager.hpp>
 
+#include "harness.hpp"
 #include "scripted_server.hpp"
-#include "server.hpp"
-
-#include "../support/run_until.hpp"
 
 #include <kcoro/client/client.hpp>
 #include <kcoro/core/resource.hpp>
@@ -96,40 +94,18 @@ struct capture_sink final : kcoro::log_sink {
     void write(std::string_view line) override { lines.emplace_back(line); }
 };
 
-struct harness {
-    asio::io_context ioc;
-    kcoro::io::manual_clock clk;
-    kcoro::apiserver::server srv;
+// The shared harness (manual clock, memory transport); the managers' probe
+// and metrics servers listen on 127.0.0.1 (the tests scrape them over HTTP).
+struct harness : kcoro::test::harness {
+    kcoro::io::manual_clock& clk = manual_clock();
+    kcoro::apiserver::server& srv = server();
     std::vector<std::string> log;
     std::shared_ptr<capture_sink> sink = std::make_shared<capture_sink>();
 
-    harness() : srv(ioc.get_executor(), clk) { REQUIRE(srv.start()); }
-    ~harness() {
-        settle();
-        srv.stop(0ms);
-        settle();
-    }
-
-    void settle() {
-        for (int i = 0; i < 5000; ++i) {
-            if (ioc.stopped()) ioc.restart();
-            if (ioc.run_one_for(3ms) == 0) return;
-        }
-    }
     // Runs (real time, bounded) until `done`; the manual clock stands still.
     template <class Pred>
     bool wait(Pred done) {
-        return kcoro::test::run_until(ioc, done, 20s);
-    }
-    template <class Pred>
-    bool advance_until(Pred done, std::chrono::milliseconds limit, std::chrono::milliseconds step = 100ms) {
-        for (auto t = 0ms; t <= limit; t += step) {
-            settle();
-            if (done()) return true;
-            clk.advance(step);
-        }
-        settle();
-        return done();
+        return run_until(done, 20s);
     }
 
     kcoro::server::manager_options options() {
@@ -140,48 +116,26 @@ struct harness {
         return o;
     }
     kcoro::server::manager_setup setup(std::string identity = "m1") {
-        kcoro::server::manager_setup s;
+        auto s = manager_setup(std::move(identity));
         s.name = "test-manager";
-        s.io_context = &ioc;
-        s.clock = &clk;
-        kcoro::client::client_config cfg;
-        cfg.server = srv.url();
-        s.client_config = cfg;
         s.sink = sink;
-        s.handle_signals = false;
-        s.identity = std::move(identity);
-        s.random = [] { return 0.5; };
         return s;
     }
     std::unique_ptr<manager> make(kcoro::server::manager_options o, kcoro::server::manager_setup s) {
-        auto m = manager::create(std::move(o), std::move(s));
-        REQUIRE_MESSAGE(m, (m ? "" : m.error().message()));
-        return std::move(*m);
+        return make_manager(std::move(o), std::move(s));
     }
 
     // GET over HTTP from a manager's server; the status code (0: no answer) and body.
     std::pair<int, std::string> http_get(const asio::ip::tcp::endpoint& ep, std::string target) {
-        kcoro::client::client_config cfg;
-        cfg.server = "http://127.0.0.1:" + std::to_string(ep.port());
         kcoro::client::client_options co;
         co.max_retries = 0;
-        auto c = kcoro::client::client::create(cfg, clk, co).value();
-        std::optional<std::pair<int, std::string>> out;
-        auto op = [&c, &out, target]() -> asio::awaitable<void> {
-            kcoro::api_request req;
-            req.target = target;
-            req.verb = "GET";
-            auto r = co_await c->send(req);
-            if (r) {
-                out.emplace(r->status, r->body);
-            } else {
-                out.emplace(r.error().http_code(), r.error().message());
-            }
-        };
-        asio::co_spawn(ioc, op, asio::detached);
-        for (int i = 0; i < 2000 && !out; ++i) ioc.run_one_for(5ms);
-        REQUIRE(out);
-        return *out;
+        auto c = http_client("http://127.0.0.1:" + std::to_string(ep.port()), co);
+        kcoro::api_request req;
+        req.target = std::move(target);
+        req.verb = "GET";
+        auto r = run(c->send(req));
+        if (r) return {r->status, r->body};
+        return {r.error().http_code(), r.error().message()};
     }
 };
 
@@ -613,14 +567,12 @@ TEST_CASE("cancelling run_async is a crash: all stops at once, no release; the s
     o.leader_election_namespace = "default";
     // m1 on its own client, to count what it sends.
     request_counter sent(h.clk);
-    kcoro::client::client_config cfg;
-    cfg.server = h.srv.url();
-    kcoro::client::client_options co;
-    co.metrics = &sent;
-    auto c1 = kcoro::client::client::create(cfg, h.clk, co).value();
+    kcoro::test::client_spec spec;
+    spec.user = "m1";
+    spec.metrics = &sent;
+    auto c1 = h.make_client(spec);
     auto s1 = h.setup("m1");
     s1.client = c1.get();
-    s1.client_config.reset();
     s1.leader_election_release_on_cancel = true;  // a crash releases nothing all the same
     auto m1 = h.make(o, s1);
     auto m2 = h.make(o, h.setup("m2"));
