@@ -3,10 +3,8 @@
 // that does not serve events.k8s.io (the core/v1 fallback). Manual clock.
 #include <kcoro/runtime/event_recorder.hpp>
 
+#include "harness.hpp"
 #include "scripted_server.hpp"
-#include "server.hpp"
-
-#include "../support/run_until.hpp"
 
 #include <kcoro/client/client.hpp>
 #include <kcoro/core/resource.hpp>
@@ -29,13 +27,6 @@ using kcoro::runtime::event_recorder;
 using kcoro::runtime::event_type;
 
 namespace {
-
-void settle(asio::io_context& ioc) {
-    for (int i = 0; i < 5000; ++i) {
-        if (ioc.stopped()) ioc.restart();
-        if (ioc.run_one_for(3ms) == 0) return;
-    }
-}
 
 json::object configmap(std::string name) {
     return json::object{{"apiVersion", "v1"},
@@ -63,35 +54,17 @@ struct recorder_run {
     }
 };
 
-struct harness {
-    asio::io_context ioc;
-    kcoro::io::manual_clock clk;
-    kcoro::apiserver::server srv;
-    std::unique_ptr<kcoro::client::client> client;
-
-    harness() : srv(ioc.get_executor(), clk) {
-        REQUIRE(srv.start());
-        kcoro::client::client_config cfg;
-        cfg.server = srv.url();
-        client = kcoro::client::client::create(cfg, clk).value();
-    }
-    ~harness() {
-        srv.stop(0ms);
-        settle(ioc);
-    }
+struct harness : kcoro::test::harness {
+    kcoro::io::manual_clock& clk = manual_clock();
+    kcoro::apiserver::server& srv = server();
+    kcoro::client::client* client = &admin();
 
     std::vector<kcoro::object_ptr> events() {
-        std::optional<kcoro::result<kcoro::list_result>> out;
-        auto op = [this, &out]() -> asio::awaitable<void> {
-            const auto gvr = kcoro::resources::events_v1();
-            const kcoro::list_options o;
-            out.emplace(co_await client->list(gvr, "default", o));
-        };
-        asio::co_spawn(ioc, op, asio::detached);
-        for (int i = 0; i < 2000 && !out; ++i) ioc.run_one_for(5ms);
-        REQUIRE(out);
-        REQUIRE(out->has_value());
-        return (*out)->items;
+        const auto gvr = kcoro::resources::events_v1();
+        const kcoro::list_options o;
+        auto out = run(client->list(gvr, "default", o));
+        REQUIRE(out.has_value());
+        return out->items;
     }
 };
 
@@ -107,7 +80,7 @@ TEST_CASE("events.k8s.io/v1: created, repeats become a series, stop flushes") {
     recorder_run r(h.ioc, *h.client, h.clk);
     auto cm = configmap("a");
     r.rec->record(cm, event_type::normal, "Created", "Reconcile", "created Deployment a");
-    REQUIRE(kcoro::test::run_until(h.ioc, [&] { return r.rec->written() == 1; }));
+    REQUIRE(h.run_until([&] { return r.rec->written() == 1; }));
     CHECK(r.rec->api() == kcoro::runtime::events_api::events_v1);
     auto evs = h.events();
     REQUIRE(evs.size() == 1);
@@ -121,7 +94,7 @@ TEST_CASE("events.k8s.io/v1: created, repeats become a series, stop flushes") {
 
     h.clk.advance(1s);
     r.rec->record(cm, event_type::normal, "Created", "Reconcile", "created Deployment a");
-    REQUIRE(kcoro::test::run_until(h.ioc, [&] { return r.rec->written() == 2; }));
+    REQUIRE(h.run_until([&] { return r.rec->written() == 2; }));
     evs = h.events();
     REQUIRE(evs.size() == 1);
     auto* series = evs[0]->if_contains("series");
@@ -130,11 +103,11 @@ TEST_CASE("events.k8s.io/v1: created, repeats become a series, stop flushes") {
 
     // A third repeat only counts in memory.
     r.rec->record(cm, event_type::normal, "Created", "Reconcile", "created Deployment a");
-    settle(h.ioc);
+    h.settle();
     CHECK(r.rec->written() == 2);
 
     r.rec->stop();
-    REQUIRE(kcoro::test::run_until(h.ioc, [&] { return !r.running; }));
+    REQUIRE(h.run_until([&] { return !r.running; }));
     r.rec->record(cm, event_type::warning, "Late", "Reconcile", "after stop");
     CHECK(r.drops["shutdown"] == 1);
     CHECK(r.rec->dropped_total() == 1);
@@ -148,16 +121,16 @@ TEST_CASE("per-object rate limit: 25 at once, the rest dropped and counted; inva
         r.rec->record(cm, event_type::normal, "Reason" + std::to_string(i), "Reconcile", "n");
     }
     r.rec->record(cm, event_type::normal, "", "Reconcile", "no reason");
-    REQUIRE(kcoro::test::run_until(h.ioc, [&] { return r.rec->queued() == 0; }));
+    REQUIRE(h.run_until([&] { return r.rec->queued() == 0; }));
     CHECK(r.rec->written() == 25);
     CHECK(r.drops["rate_limited"] == 5);
     CHECK(r.drops["invalid"] == 1);
     CHECK(r.rec->dropped_total() == 6);
     // Another object has its own bucket.
     r.rec->record(configmap("c"), event_type::normal, "Other", "Reconcile", "n");
-    REQUIRE(kcoro::test::run_until(h.ioc, [&] { return r.rec->written() == 26; }));
+    REQUIRE(h.run_until([&] { return r.rec->written() == 26; }));
     r.rec->stop();
-    settle(h.ioc);
+    h.settle();
 }
 
 TEST_CASE("an answered failure is dropped as rejected; transport failures are retried, then retries_exhausted") {
@@ -170,34 +143,32 @@ TEST_CASE("an answered failure is dropped as rejected; transport failures are re
     h.srv.faults().add(f);
     kcoro::client::client_options co;
     co.max_retries = 0;
-    kcoro::client::client_config cfg;
-    cfg.server = h.srv.url();
-    auto c = kcoro::client::client::create(cfg, h.clk, co).value();
+    kcoro::test::client_spec spec;
+    spec.options = co;
+    auto c = h.make_client(spec);
     recorder_run r(h.ioc, *c, h.clk);
     r.rec->record(configmap("d"), event_type::warning, "Failed", "Reconcile", "n");
-    REQUIRE(kcoro::test::run_until(h.ioc, [&] { return r.rec->queued() == 0; }));
+    REQUIRE(h.run_until([&] { return r.rec->queued() == 0; }));
     CHECK(r.drops["rejected"] == 1);
     r.rec->stop();
-    settle(h.ioc);
+    h.settle();
 
     // Nobody listens on port 1: every attempt is a transport error.
-    kcoro::client::client_config gone;
-    gone.server = "http://127.0.0.1:1";
-    auto c2 = kcoro::client::client::create(gone, h.clk, co).value();
+    auto c2 = h.http_client("http://127.0.0.1:1", co);
     recorder_run r2(h.ioc, *c2, h.clk);
     r2.rec->record(configmap("d"), event_type::warning, "Failed", "Reconcile", "n");
     int sleeps = 0;
     for (; sleeps < 40 && r2.rec->queued() > 0; ++sleeps) {
-        settle(h.ioc);
+        h.settle();
         h.clk.advance(10s);
     }
-    settle(h.ioc);
+    h.settle();
     CHECK(r2.rec->queued() == 0);
     CHECK(r2.rec->written() == 0);
     CHECK(r2.drops["retries_exhausted"] == 1);
     CHECK(sleeps >= 11);  // 12 attempts, 10 s apart
     r2.rec->stop();
-    settle(h.ioc);
+    h.settle();
 }
 
 TEST_CASE("a server without events.k8s.io: fallback to core/v1 Events") {
@@ -238,8 +209,7 @@ TEST_CASE("a server without events.k8s.io: fallback to core/v1 Events") {
     CHECK(srv.failures().empty());
     CHECK(srv.remaining() == 0);
     r.rec->stop();
-    settle(ioc);
-    CHECK_FALSE(r.running);
+    REQUIRE(kcoro::test::run_until(ioc, [&] { return !r.running; }));
     srv.stop();
-    settle(ioc);
+    kcoro::test::drain(ioc);
 }

@@ -32,6 +32,15 @@ bool run_until(boost::asio::io_context& ioc, Pred done,
     return true;
 }
 
+/// Runs the handlers that are ready, and those they make ready, until none
+/// is (no waiting: what waits on a socket or a timer is left waiting).
+inline void drain(boost::asio::io_context& ioc) {
+    for (;;) {
+        if (ioc.stopped()) ioc.restart();
+        if (ioc.poll() == 0) return;
+    }
+}
+
 /// Spawns `a` on `ioc`; the returned optional is filled when it completes.
 template <class T>
 std::shared_ptr<std::optional<T>> start(boost::asio::io_context& ioc, boost::asio::awaitable<T> a,
