@@ -11,9 +11,7 @@
 #include "controller_setup.hpp"
 
 #include "desired_state.hpp"
-#include "server.hpp"
-
-#include "../support/run_until.hpp"
+#include "harness.hpp"
 
 #include <kcoro/client/client.hpp>
 #include <kcoro/core/object.hpp>
@@ -74,25 +72,20 @@ struct operator_replica {
 
 const object_key key{"default", "demo"};
 
-struct harness {
-    asio::io_context ioc;
-    kcoro::io::manual_clock clk;
-    kcoro::apiserver::server srv;
-    std::unique_ptr<kcoro::client::client> admin;  // the test's own client (not counted)
+struct harness : kcoro::test::harness {
+    kcoro::io::manual_clock& clk = manual_clock();
+    kcoro::apiserver::server& srv = server();
+    kcoro::client::client* admin = &kcoro::test::harness::admin();  // the test's own client (not counted)
     std::vector<std::unique_ptr<operator_replica>> replicas;
 
-    static kcoro::apiserver::server_options server_options() {
-        kcoro::apiserver::server_options o;
-        o.store.simulate_workloads = true;
-        o.store.simulate_delay = 1000ms;  // on the manual clock
+    static kcoro::test::harness_options options() {
+        kcoro::test::harness_options o;
+        o.server.store.simulate_workloads = true;
+        o.server.store.simulate_delay = 1000ms;  // on the manual clock
         return o;
     }
 
-    harness() : srv(ioc.get_executor(), clk, server_options()) {
-        REQUIRE(srv.start());
-        kcoro::client::client_config cfg;
-        cfg.server = srv.url();
-        admin = kcoro::client::client::create(cfg, clk).value();
+    harness() : kcoro::test::harness(options()) {
         for (auto path : {"/deploy/crd/gateway.kcoro.dev_gatewayinstances.yaml", "/deploy/operator/namespace.yaml"}) {
             auto doc = kcoro::parse_yaml(read_file(std::string(KCORO_SOURCE_DIR) + path));
             REQUIRE(doc);
@@ -115,39 +108,8 @@ struct harness {
             return true;
         }, 60s);
         replicas.clear();
-        srv.stop(0ms);
-        settle();
     }
 
-    // Runs handlers until none ran for a few real milliseconds.
-    void settle() {
-        for (int i = 0; i < 5000; ++i) {
-            if (ioc.stopped()) ioc.restart();
-            if (ioc.run_one_for(3ms) == 0) return;
-        }
-    }
-    // Moves the manual clock forward in small steps, settling after each.
-    template <class Pred>
-    bool advance_until(Pred done, std::chrono::milliseconds limit, std::chrono::milliseconds step = 100ms) {
-        for (auto t = 0ms; t <= limit; t += step) {
-            settle();
-            if (done()) return true;
-            clk.advance(step);
-        }
-        settle();
-        return done();
-    }
-
-    template <class T>
-    T run(asio::awaitable<T> aw) {
-        auto out = kcoro::test::start(ioc, std::move(aw));
-        for (int i = 0; i < 4000 && !out->has_value(); ++i) {
-            if (ioc.stopped()) ioc.restart();
-            ioc.run_one_for(5ms);
-        }
-        REQUIRE(out->has_value());
-        return std::move(**out);
-    }
     kcoro::result<kcoro::object_ptr> get(const kcoro::group_version_resource& gvr, const object_key& k) {
         return run(admin->get(gvr, k, kcoro::get_options{}));
     }
@@ -155,11 +117,10 @@ struct harness {
     operator_replica& add_replica(std::string identity, bool leader_elect,
                                   std::chrono::nanoseconds sync_period = std::chrono::hours(10)) {
         auto r = std::make_unique<operator_replica>();
-        kcoro::client::client_config cfg;
-        cfg.server = srv.url();
-        kcoro::client::client_options co;
-        co.metrics = &r->counter;
-        r->client = kcoro::client::client::create(cfg, clk, co).value();
+        kcoro::test::client_spec spec;
+        spec.user = identity;
+        spec.metrics = &r->counter;
+        r->client = make_client(spec);
 
         kcoro::server::manager_options o;
         o.metrics_bind_address = "127.0.0.1:0";
