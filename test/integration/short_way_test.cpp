@@ -10,9 +10,7 @@
 //    window, with a warning log line, a HotLoop Warning Event and
 //    kcoro_hot_loop_detected_total.
 #include "mirror.hpp"
-#include "server.hpp"
-
-#include "../support/run_until.hpp"
+#include "harness.hpp"
 
 #include <kcoro/client/client.hpp>
 #include <kcoro/core/object.hpp>
@@ -60,66 +58,53 @@ struct request_log {
     }
 };
 
-struct harness {
-    asio::io_context ioc;
-    kcoro::io::system_clock clk;
+// The shared harness (real clock, memory transport, a token per user: the
+// server's log tells the operator's requests from the test's).
+struct harness : kcoro::test::harness {
     request_log requests;
-    kcoro::apiserver::server srv;
-    std::unique_ptr<kcoro::client::client> admin, op;
+    kcoro::io::clock& clk = clock();
+    kcoro::client::client* admin = &kcoro::test::harness::admin();
+    std::unique_ptr<kcoro::client::client> op;
     std::shared_ptr<line_sink> sink = std::make_shared<line_sink>();
     std::unique_ptr<kcoro::server::manager> mgr;
     std::shared_ptr<std::optional<int>> exit_code;
 
-    static kcoro::apiserver::server_options options(request_log* log) {
-        kcoro::apiserver::server_options o;
-        o.log = [log](const json::object& line) { log->observe(line); };
+    static kcoro::test::harness_options options(request_log* log) {
+        kcoro::test::harness_options o;
+        o.clock = kcoro::test::clock_kind::steady;
+        o.authenticate = true;
+        o.server.log = [log](const json::object& line) { log->observe(line); };
         return o;
     }
 
-    harness() : srv(ioc.get_executor(), clk, options(&requests)) {
-        REQUIRE(srv.start());
-        // Tokens tell the server's log the operator's requests from the test's.
-        kcoro::client::client_config cfg;
-        cfg.server = srv.url();
-        cfg.token = srv.credentials_for("admin").value().token;
-        admin = kcoro::client::client::create(cfg, clk).value();
-        cfg.token = srv.credentials_for("operator").value().token;
-        op = kcoro::client::client::create(cfg, clk).value();
-        kcoro::server::manager_options o;
-        o.metrics_bind_address = "0";
+    harness() : kcoro::test::harness(options(&requests)) {
+        kcoro::test::client_spec spec;
+        spec.user = "operator";
+        op = make_client(spec);
+        auto o = manager_options();
         o.health_probe_bind_address = "127.0.0.1:0";
         o.max_concurrent_reconciles = 3;
-        kcoro::server::manager_setup s;
-        s.name = "short-way";
-        s.io_context = &ioc;
-        s.clock = &clk;
-        s.client = op.get();
+        auto s = manager_setup("short-way", op.get());
         s.sink = sink;
-        s.handle_signals = false;
-        auto m = kcoro::server::manager::create(std::move(o), std::move(s));
-        REQUIRE_MESSAGE(m, (m ? "" : m.error().message()));
-        mgr = std::move(*m);
+        mgr = make_manager(std::move(o), std::move(s));
     }
     ~harness() {
         if (exit_code && !exit_code->has_value()) {
             mgr->request_stop();
-            kcoro::test::run_until(ioc, [&] { return exit_code->has_value(); }, 40s);
+            run_until([&] { return exit_code->has_value(); }, 40s);
         }
         mgr.reset();
-        srv.stop(0ms);
     }
 
     void start() { exit_code = kcoro::test::start(ioc, mgr->run_async()); }
 
     template <class T>
     T run(asio::awaitable<T> aw) {
-        auto out = kcoro::test::run(ioc, std::move(aw));
-        REQUIRE(out.has_value());
-        return std::move(*out);
+        return kcoro::test::harness::run(std::move(aw));
     }
     template <class Pred>
     bool wait_for(Pred p, std::chrono::milliseconds bound = 10s) {
-        return kcoro::test::run_until(ioc, p, bound);
+        return run_until(p, bound);
     }
     kcoro::object_ptr create(const kcoro::group_version_resource& gvr, std::string_view text) {
         auto r = run(admin->create(gvr, "default", json::parse(text).as_object()));

@@ -6,9 +6,7 @@
 // mgr.cache().get<T>(key) reads typed from the shared cache.
 #include <kcoro/server/controller_builder.hpp>
 
-#include "server.hpp"
-
-#include "../support/run_until.hpp"
+#include "harness.hpp"
 
 #include <kcoro/client/client.hpp>
 #include <kcoro/client/typed_client.hpp>
@@ -87,50 +85,37 @@ struct line_sink final : kcoro::log_sink {
     }
 };
 
-struct harness {
-    asio::io_context ioc;
-    kcoro::io::system_clock clk;
-    kcoro::apiserver::server srv{ioc.get_executor(), clk, {}};
-    std::unique_ptr<kcoro::client::client> admin, op;
+// The shared harness (real clock, memory transport) with one manager.
+struct harness : kcoro::test::harness {
+    kcoro::client::client* admin = &kcoro::test::harness::admin();
+    std::unique_ptr<kcoro::client::client> op = make_client();
     std::shared_ptr<line_sink> sink = std::make_shared<line_sink>();
     std::unique_ptr<kcoro::server::manager> mgr;
     std::shared_ptr<std::optional<int>> exit_code;
 
-    harness() {
-        REQUIRE(srv.start());
-        kcoro::client::client_config cfg;
-        cfg.server = srv.url();
-        admin = kcoro::client::client::create(cfg, clk).value();
-        op = kcoro::client::client::create(cfg, clk).value();
-        kcoro::server::manager_options o;
-        o.metrics_bind_address = "0";
+    static kcoro::test::harness_options options() {
+        kcoro::test::harness_options o;
+        o.clock = kcoro::test::clock_kind::steady;
+        return o;
+    }
+
+    harness() : kcoro::test::harness(options()) {
+        auto o = manager_options();
         o.health_probe_bind_address = "127.0.0.1:0";
-        kcoro::server::manager_setup s;
-        s.name = "typed";
-        s.io_context = &ioc;
-        s.clock = &clk;
-        s.client = op.get();
+        auto s = manager_setup("typed", op.get());
         s.sink = sink;
-        s.handle_signals = false;
-        auto m = kcoro::server::manager::create(std::move(o), std::move(s));
-        REQUIRE_MESSAGE(m, (m ? "" : m.error().message()));
-        mgr = std::move(*m);
+        mgr = make_manager(std::move(o), std::move(s));
     }
     ~harness() {
         if (exit_code && !exit_code->has_value()) {
             mgr->request_stop();
-            kcoro::test::run_until(ioc, [&] { return exit_code->has_value(); }, 40s);
+            run_until([&] { return exit_code->has_value(); }, 40s);
         }
         mgr.reset();
-        srv.stop(0ms);
     }
     void start() { exit_code = kcoro::test::start(ioc, mgr->run_async()); }
-    template <class T> T run(asio::awaitable<T> aw) {
-        auto out = kcoro::test::run(ioc, std::move(aw));
-        REQUIRE(out.has_value());
-        return std::move(*out);
-    }
-    template <class Pred> bool wait_for(Pred p) { return kcoro::test::run_until(ioc, p, 10s); }
+    template <class T> T run(asio::awaitable<T> aw) { return kcoro::test::harness::run(std::move(aw)); }
+    template <class Pred> bool wait_for(Pred p) { return run_until(p, 10s); }
     void create_cm(std::string name, std::map<std::string, std::string> data) {
         config_map cm;
         cm.metadata.name = std::move(name);
