@@ -4,7 +4,7 @@
 // on the server's state and on the number of writes.
 #include <kcoro/runtime/controller_helpers.hpp>
 
-#include "server.hpp"
+#include "harness.hpp"
 
 #include <kcoro/client/client.hpp>
 #include <kcoro/core/object.hpp>
@@ -30,37 +30,33 @@ struct write_counter final : kcoro::request_metrics {
     }
 };
 
-struct harness {
-    asio::io_context ioc;
-    kcoro::io::system_clock clk;
-    kcoro::apiserver::server srv{ioc.get_executor(), clk, {}};
-    std::unique_ptr<kcoro::client::client> admin, op;
+// The shared harness (real clock, memory transport); `op`'s writes counted.
+struct harness : kcoro::test::harness {
+    kcoro::apiserver::server& srv = server();
+    kcoro::client::client* admin = &kcoro::test::harness::admin();
     write_counter counter;
+    std::unique_ptr<kcoro::client::client> op = make_client(counted(&counter));
     int noops = 0;
     helper_options opts;
 
-    harness() {
-        REQUIRE(srv.start());
-        kcoro::client::client_config cfg;
-        cfg.server = srv.url();
-        admin = kcoro::client::client::create(cfg, clk).value();
-        kcoro::client::client_options oo;
-        oo.metrics = &counter;
-        op = kcoro::client::client::create(cfg, clk, oo).value();
+    static kcoro::test::harness_options options() {
+        kcoro::test::harness_options o;
+        o.clock = kcoro::test::clock_kind::steady;
+        return o;
+    }
+    static kcoro::test::client_spec counted(write_counter* c) {
+        kcoro::test::client_spec spec;
+        spec.metrics = c;
+        return spec;
+    }
+
+    harness() : kcoro::test::harness(options()) {
         opts.on_write = [this](const write_record& w) { noops += w.noop; };
     }
-    ~harness() { srv.stop(0ms); }
 
     template <class T>
     T run(asio::awaitable<T> aw) {
-        std::optional<T> out;
-        asio::co_spawn(ioc, std::move(aw), [&](std::exception_ptr e, T v) {
-            if (e) std::rethrow_exception(e);
-            out.emplace(std::move(v));
-        });
-        for (int i = 0; i < 1000 && !out; ++i) ioc.run_one_for(10ms);
-        REQUIRE(out.has_value());
-        return std::move(*out);
+        return kcoro::test::harness::run(std::move(aw));
     }
 
     kcoro::object_ptr create(std::string_view text) {
