@@ -5,8 +5,8 @@
 // test's own client (admin) is not counted.
 #pragma once
 
+#include "harness.hpp"
 #include "mirror.hpp"
-#include "server.hpp"
 
 #include <kcoro/client/client.hpp>
 #include <kcoro/core/object.hpp>
@@ -56,11 +56,12 @@ struct incarnation {
     std::shared_ptr<bool> factory_done = std::make_shared<bool>(false);
 };
 
-struct harness {
-    asio::io_context ioc;
-    kcoro::io::system_clock clk;
-    kcoro::apiserver::server srv;
-    std::unique_ptr<kcoro::client::client> admin;
+// The shared harness on a manual clock (memory transport): waits advance
+// virtual time in 10 ms steps, settling after each.
+struct harness : kcoro::test::harness {
+    kcoro::io::manual_clock& clk = manual_clock();
+    kcoro::apiserver::server& srv = server();
+    kcoro::client::client* admin = &kcoro::test::harness::admin();
     write_counter counter;
     std::unique_ptr<kcoro::client::client> op;
     std::unique_ptr<incarnation> cur;
@@ -69,26 +70,20 @@ struct harness {
     // No-op writes the controllers reported (their reconciles' write hooks).
     std::uint64_t noop_writes() const { return past_noop_writes + (cur ? cur->ctl->stats().noop_writes : 0); }
 
-    static kcoro::apiserver::server_options options() {
-        kcoro::apiserver::server_options o;
-        o.gc_interval = 20ms;
+    static kcoro::test::harness_options options() {
+        kcoro::test::harness_options o;
+        o.server.gc_interval = 20ms;
         return o;
     }
 
-    explicit harness(std::size_t max_concurrent = 1) : srv(ioc.get_executor(), clk, options()) {
-        REQUIRE(srv.start());
-        kcoro::client::client_config cfg;
-        cfg.server = srv.url();
-        admin = kcoro::client::client::create(cfg, clk).value();
-        kcoro::client::client_options oo;
-        oo.metrics = &counter;
-        op = kcoro::client::client::create(cfg, clk, oo).value();
+    explicit harness(std::size_t max_concurrent = 1) : kcoro::test::harness(options()) {
+        kcoro::test::client_spec spec;
+        spec.user = "mirror";
+        spec.metrics = &counter;
+        op = make_client(spec);
         start_controller(max_concurrent);
     }
-    ~harness() {
-        stop_controller();
-        srv.stop(0ms);
-    }
+    ~harness() { stop_controller(); }
 
     void start_controller(std::size_t max_concurrent = 1) {
         cur = std::make_unique<incarnation>();
@@ -133,32 +128,20 @@ struct harness {
 
     template <class T>
     T run(asio::awaitable<T> aw) {
-        std::optional<T> out;
-        asio::co_spawn(ioc, std::move(aw), [&](std::exception_ptr e, T v) {
-            if (e) std::rethrow_exception(e);
-            out.emplace(std::move(v));
-        });
-        for (int i = 0; i < 2000 && !out; ++i) ioc.run_one_for(10ms);
-        REQUIRE(out.has_value());
-        return std::move(*out);
+        return kcoro::test::harness::run(std::move(aw));
     }
 
+    // Until `pred` holds at a settled point, within `bound` of virtual time.
     template <class Pred>
     bool wait_for(Pred pred, std::chrono::milliseconds bound = 10s) {
-        auto until = std::chrono::steady_clock::now() + bound;
-        while (std::chrono::steady_clock::now() < until) {
-            if (pred()) return true;
-            if (ioc.stopped()) ioc.restart();
-            ioc.run_one_for(10ms);
-        }
-        return pred();
+        return advance_until(pred, bound, 10ms);
     }
 
-    // Lets the system run for `d` (wall time): a chance for wrong writes to
-    // happen before asserting that none did. Not used as synchronisation.
+    // Lets `d` of virtual time pass (settling every 10 ms): a chance for
+    // wrong writes, timer-driven ones included, to happen before asserting
+    // that none did.
     void let_run(std::chrono::milliseconds d) {
-        auto until = std::chrono::steady_clock::now() + d;
-        while (std::chrono::steady_clock::now() < until) ioc.run_one_for(5ms);
+        advance_until([] { return false; }, d, 10ms);
     }
 
     // The controller has nothing queued, waiting or running.
