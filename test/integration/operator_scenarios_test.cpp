@@ -4,7 +4,7 @@
 #include "reconciler.hpp"
 
 #include "desired_state.hpp"
-#include "server.hpp"
+#include "harness.hpp"
 
 #include <kcoro/client/client.hpp>
 #include <kcoro/core/json_patch.hpp>
@@ -87,24 +87,26 @@ struct server_writes {
     }
 };
 
-struct harness {
-    asio::io_context ioc;
-    kcoro::io::system_clock clk;
+// The shared harness on a manual clock (memory transport); waits advance
+// virtual time in 10 ms steps (the server's workload simulation and GC run
+// every 20 ms of it).
+struct harness : kcoro::test::harness {
     server_writes swrites;
+    kcoro::io::manual_clock& clk = manual_clock();
+    kcoro::apiserver::server& srv = server();
     std::vector<gateway::gateway_event> events;  // through the reconciler's on_event hook
-    kcoro::apiserver::server srv;
-    std::unique_ptr<kcoro::client::client> admin;  // the test's own client (not counted)
+    kcoro::client::client* admin = &kcoro::test::harness::admin();  // the test's own client (not counted)
     write_counter counter;
     std::unique_ptr<kcoro::client::client> op;     // the operator's client
     std::unique_ptr<gateway::reconciler> rec;
 
-    static kcoro::apiserver::server_options options(server_writes* w) {
-        kcoro::apiserver::server_options o;
-        o.log = [w](const json::object& line) { w->observe(line); };
-        o.store.simulate_workloads = true;
-        o.store.simulate_delay = 0ms;
-        o.gc_interval = 20ms;
-        o.simulate_interval = 20ms;
+    static kcoro::test::harness_options options(server_writes* w) {
+        kcoro::test::harness_options o;
+        o.server.log = [w](const json::object& line) { w->observe(line); };
+        o.server.store.simulate_workloads = true;
+        o.server.store.simulate_delay = 0ms;
+        o.server.gc_interval = 20ms;
+        o.server.simulate_interval = 20ms;
         return o;
     }
 
@@ -113,14 +115,11 @@ struct harness {
     enum class spec_schema { enforced, free_form };
 
     harness() : harness(spec_schema::enforced) {}
-    explicit harness(spec_schema schema) : srv(ioc.get_executor(), clk, options(&swrites)) {
-        REQUIRE(srv.start());
-        kcoro::client::client_config cfg;
-        cfg.server = srv.url();
-        admin = kcoro::client::client::create(cfg, clk).value();
-        kcoro::client::client_options oo;
-        oo.metrics = &counter;
-        op = kcoro::client::client::create(cfg, clk, oo).value();
+    explicit harness(spec_schema schema) : kcoro::test::harness(options(&swrites)) {
+        kcoro::test::client_spec spec;
+        spec.user = "gateway-operator";
+        spec.metrics = &counter;
+        op = make_client(spec);
         make_reconciler();
         auto crd = kcoro::parse_yaml(read_file(KCORO_SOURCE_DIR "/deploy/crd/gateway.kcoro.dev_gatewayinstances.yaml"));
         REQUIRE(crd);
@@ -131,7 +130,6 @@ struct harness {
         auto created = run(admin->create(kcoro::resources::customresourcedefinitions(), "", crd->as_object()));
         REQUIRE_MESSAGE(created, (created ? "" : created.error().message()));
     }
-    ~harness() { srv.stop(0ms); }
 
     // A fresh reconciler (no memory of earlier passes), its events recorded.
     void make_reconciler() {
@@ -149,27 +147,14 @@ struct harness {
     // Runs `aw` to completion on the io_context (the server runs alongside).
     template <class T>
     T run(asio::awaitable<T> aw) {
-        std::optional<T> out;
-        asio::co_spawn(ioc, std::move(aw), [&](std::exception_ptr e, T v) {
-            if (e) std::rethrow_exception(e);
-            out.emplace(std::move(v));
-        });
-        for (int i = 0; i < 2000 && !out; ++i) {
-            ioc.run_one_for(10ms);
-        }
-        REQUIRE(out.has_value());
-        return std::move(*out);
+        return kcoro::test::harness::run(std::move(aw));
     }
 
-    // Waits (bounded) for a condition on the server's state.
+    // Waits for a condition on the server's state, checked at settled
+    // points, within `bound` of virtual time.
     template <class Pred>
     bool wait_for(Pred pred, std::chrono::milliseconds bound = 5s) {
-        auto until = std::chrono::steady_clock::now() + bound;
-        while (std::chrono::steady_clock::now() < until) {
-            if (pred()) return true;
-            ioc.run_one_for(10ms);
-        }
-        return pred();
+        return advance_until(pred, bound, 10ms);
     }
 
     // One pass, as the controller runs it: a context with the field manager
