@@ -6,9 +6,7 @@
 #include <kcoro/runtime/informer_factory.hpp>
 #include <kcoro/runtime/watcher.hpp>
 
-#include "server.hpp"
-
-#include "run_until.hpp"
+#include "harness.hpp"
 
 #include <kcoro/client/client.hpp>
 #include <kcoro/core/log.hpp>
@@ -75,43 +73,42 @@ struct fake_metrics final : kcoro::informer_metrics {
     void relisted(std::string_view reason) override { ++relists[std::string(reason)]; }
 };
 
-struct harness {
-    asio::io_context ioc;
-    kcoro::io::manual_clock clk;
+// The server's log, constructed before the harness that writes to it.
+struct server_log_holder {
     std::vector<json::object> server_log;
-    kcoro::apiserver::server srv;
-    std::unique_ptr<kcoro::client::client> admin;
+};
+
+// The shared harness (manual clock, memory transport), the server's log kept.
+struct harness : server_log_holder, kcoro::test::harness {
+    kcoro::io::manual_clock& clk = manual_clock();
+    kcoro::apiserver::server& srv = server();
+    kcoro::client::client* admin = &kcoro::test::harness::admin();
     std::unique_ptr<kcoro::client::client> c;  // the informers' client
 
-    static kcoro::apiserver::server_options with_log(kcoro::apiserver::server_options o, harness* h) {
-        o.log = [h](const json::object& line) { h->server_log.push_back(line); };
-        return o;
+    static kcoro::test::harness_options with_log(kcoro::apiserver::server_options o, harness* h) {
+        kcoro::test::harness_options ho;
+        ho.server = std::move(o);
+        ho.server.log = [h](const json::object& line) { h->server_log.push_back(line); };
+        return ho;
     }
 
     explicit harness(kcoro::apiserver::server_options o = {}, const std::string& token = "")
-        : srv(ioc.get_executor(), clk, with_log(std::move(o), this)) {
-        REQUIRE(srv.start());
-        kcoro::client::client_config cfg;
-        cfg.server = srv.url();
-        admin = kcoro::client::client::create(cfg, clk).value();
-        cfg.token = token;
+        : kcoro::test::harness(with_log(std::move(o), this)) {
         // Retries off: the watcher's own backoff is what these tests look at.
-        kcoro::client::client_options co;
-        co.max_retries = 0;
-        c = kcoro::client::client::create(cfg, clk, co).value();
+        kcoro::test::client_spec spec;
+        spec.token = token;
+        spec.options.max_retries = 0;
+        c = make_client(spec);
     }
-    ~harness() { srv.stop(0ms); }
 
     template <class T>
     T run(asio::awaitable<T> aw) {
-        auto out = kcoro::test::run(ioc, std::move(aw));
-        REQUIRE(out.has_value());
-        return std::move(*out);
+        return kcoro::test::harness::run(std::move(aw));
     }
 
     template <class Pred>
     bool until(Pred p, std::chrono::milliseconds bound = 10s) {
-        return kcoro::test::run_until(ioc, p, bound);
+        return run_until(p, bound);
     }
 
     object_ptr create(const std::string& ns, const std::string& name, const std::string& value = "v") {
@@ -313,12 +310,10 @@ TEST_CASE("informer: a list forbidden by policy is reported at once by wait_for_
     harness h0(so);
     auto bob = h0.srv.credentials_for("bob");
     REQUIRE(bob.has_value());
-    kcoro::client::client_config cfg;
-    cfg.server = h0.srv.url();
-    cfg.token = bob->token;
-    kcoro::client::client_options co;
-    co.max_retries = 0;
-    auto bob_client = kcoro::client::client::create(cfg, h0.clk, co).value();
+    kcoro::test::client_spec spec;
+    spec.token = bob->token;
+    spec.options.max_retries = 0;
+    auto bob_client = h0.make_client(spec);
 
     rt::informer inf(*bob_client, h0.clk, h0.ioc.get_executor(), options_for("default"));
     running r(h0, inf);
@@ -564,7 +559,7 @@ TEST_CASE("informer_factory: two consumers share one informer and one watch; nam
         return one.source().fsm().state() == rt::watcher_state::watching &&
                namespaces.source().fsm().state() == rt::watcher_state::watching;
     }));
-    CHECK(h.srv.http_server().streaming_count() == 2);  // configmaps + namespaces
+    CHECK(h.open_streams() == 2);  // configmaps + namespaces
     CHECK(one.source().watches() == 1);
 
     h.create("default", "b");
@@ -603,10 +598,9 @@ TEST_CASE("informer_factory: wait_for_sync reports a forbidden informer at once;
     harness h(so);
     auto bob = h.srv.credentials_for("bob");
     REQUIRE(bob.has_value());
-    kcoro::client::client_config cfg;
-    cfg.server = h.srv.url();
-    cfg.token = bob->token;
-    auto bob_client = kcoro::client::client::create(cfg, h.clk).value();
+    kcoro::test::client_spec spec;
+    spec.token = bob->token;
+    auto bob_client = h.make_client(spec);
 
     rt::informer_factory_options fo;
     fo.random = [] { return 0.5; };

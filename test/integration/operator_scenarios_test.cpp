@@ -90,8 +90,10 @@ struct server_writes {
 // The shared harness on a manual clock (memory transport); waits advance
 // virtual time in 10 ms steps (the server's workload simulation and GC run
 // every 20 ms of it).
-struct harness : kcoro::test::harness {
-    server_writes swrites;
+struct log_holder {
+    server_writes swrites;  // before the harness, whose server writes to it
+};
+struct harness : log_holder, kcoro::test::harness {
     kcoro::io::manual_clock& clk = manual_clock();
     kcoro::apiserver::server& srv = server();
     std::vector<gateway::gateway_event> events;  // through the reconciler's on_event hook

@@ -60,8 +60,10 @@ struct request_log {
 
 // The shared harness (real clock, memory transport, a token per user: the
 // server's log tells the operator's requests from the test's).
-struct harness : kcoro::test::harness {
-    request_log requests;
+struct log_holder {
+    request_log requests;  // before the harness, whose server writes to it
+};
+struct harness : log_holder, kcoro::test::harness {
     kcoro::io::clock& clk = clock();
     kcoro::client::client* admin = &kcoro::test::harness::admin();
     std::unique_ptr<kcoro::client::client> op;

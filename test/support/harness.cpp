@@ -105,8 +105,8 @@ io::manual_clock& harness::manual_clock() {
 }
 
 std::unique_ptr<client::client> harness::make_client(client_spec spec) {
-    std::string token;
-    if (opts_.authenticate) {
+    std::string token = spec.token;
+    if (token.empty() && opts_.authenticate) {
         auto cred = srv_->credentials_for(spec.user, spec.groups);
         if (!cred) throw std::runtime_error("harness: no credentials for " + spec.user);
         token = cred->token;
@@ -196,6 +196,13 @@ std::unique_ptr<server::manager> harness::make_manager(server::manager_options o
     auto m = server::manager::create(std::move(o), std::move(s));
     if (!m) throw std::runtime_error("harness: manager::create: " + m.error().message());
     return std::move(*m);
+}
+
+std::size_t harness::open_streams() const {
+    if (opts_.transport == transport_kind::http) return srv_->http_server().streaming_count();
+    std::size_t n = 0;
+    for (const auto* t : state_->memory) n += t->open_streams();
+    return n;
 }
 
 void harness::close_watches() { srv_->close_watches(); }

@@ -73,6 +73,8 @@ struct client_spec {
     /// With harness_options::authenticate: the user its token is for.
     std::string user = "admin";
     std::vector<std::string> groups;
+    /// A bearer token to send as it is (instead of one made for `user`).
+    std::string token;
     client::client_options options;
     /// Every attempt (client_options::metrics is not used over a harness transport).
     request_metrics* metrics = nullptr;
@@ -159,6 +161,9 @@ public:
     /// manager::create, std::runtime_error with its message when it fails.
     std::unique_ptr<server::manager> make_manager(server::manager_options o, server::manager_setup s);
 
+    /// Watch streams open now, of every harness client (memory), or that
+    /// the server serves (http).
+    std::size_t open_streams() const;
     /// Ends every open watch stream of the harness's clients (memory), or
     /// the server's watches (http): informers must rewatch.
     void close_watches();
