@@ -3,7 +3,7 @@
 // <header>" and "end of example" is the header's example, word for word;
 // what is around it only provides the names the example assumes (a client,
 // a clock, an executor, a reconcile function). Change both together.
-#include "server.hpp"
+#include "harness.hpp"
 
 #include <kcoro/client/client.hpp>
 #include <kcoro/core/object.hpp>
@@ -17,8 +17,6 @@
 #include <kcoro/runtime/informer.hpp>
 #include <kcoro/runtime/informer_factory.hpp>
 #include <kcoro/server/manager.hpp>
-
-#include "../support/run_until.hpp"
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
@@ -37,19 +35,25 @@ using asio::detached;
 
 namespace {
 
-struct fixture {
-    asio::io_context ioc;
-    io::system_clock clock;
-    apiserver::server srv{ioc.get_executor(), clock, {}};
-    client::client_config cfg;
-    std::unique_ptr<client::client> admin;
+// The shared harness over HTTP (the examples build clients from a
+// client_config) on the real clock.
+struct fixture : test::harness {
+    io::clock& clock = test::harness::clock();
+    client::client_config cfg = config_of(server());
+    client::client* admin = &test::harness::admin();
 
-    fixture() {
-        REQUIRE(srv.start());
-        cfg.server = srv.url();
-        admin = client::client::create(cfg, clock).value();
+    static test::harness_options options() {
+        test::harness_options o;
+        o.clock = test::clock_kind::steady;
+        o.transport = test::transport_kind::http;
+        return o;
     }
-    ~fixture() { srv.stop(0ms); }
+    static client::client_config config_of(apiserver::server& srv) {
+        client::client_config c;
+        c.server = srv.url();
+        return c;
+    }
+    fixture() : test::harness(options()) {}
 
     object_ptr create(const group_version_resource& gvr, std::string_view text) {
         auto r = test::run(ioc, admin->create(gvr, "default", json::parse(text).as_object()));
@@ -59,12 +63,12 @@ struct fixture {
     }
     template <class Pred>
     bool wait_for(Pred p) {
-        return test::run_until(ioc, p);
+        return run_until(p);
     }
 };
 
 // client.hpp
-awaitable<int> client_examples(client::client_config cfg, io::system_clock& clk) {
+awaitable<int> client_examples(client::client_config cfg, io::clock& clk) {
     int not_found = 0;
     // as in client.hpp
     auto c = kcoro::client::client::create(cfg, clk).value();
@@ -94,7 +98,7 @@ TEST_CASE("client.hpp") {
 
 TEST_CASE("controller.hpp and informer.hpp") {
     fixture f;
-    auto c = client::client::create(f.cfg, f.clock).value();
+    auto c = f.make_client();  // counted: settle() waits for its requests
     auto& client = *c;
     auto& clock = f.clock;
     auto ex = f.ioc.get_executor();
@@ -133,12 +137,13 @@ TEST_CASE("controller.hpp and informer.hpp") {
     ctl.stop();                            // run() returns once in-flight reconciles finished
     // end of example
     inf.stop();
-    f.wait_for([&] { return false; });
+    REQUIRE(f.settle());
+    CHECK(f.open_streams() == 0);  // the informer's watch ended
 }
 
 TEST_CASE("informer_factory.hpp and builder.hpp") {
     fixture f;
-    auto c = client::client::create(f.cfg, f.clock).value();
+    auto c = f.make_client();  // counted: settle() waits for its requests
     auto& client = *c;
     auto& clock = f.clock;
     auto ex = f.ioc.get_executor();
@@ -184,7 +189,8 @@ TEST_CASE("informer_factory.hpp and builder.hpp") {
     CHECK(ctl->options().max_concurrent_reconciles == 2);
     ctl->stop();
     cache.stop();
-    f.wait_for([&] { return false; });
+    REQUIRE(f.settle());
+    CHECK(f.open_streams() == 0);  // every watch of the factory ended
 }
 
 namespace {
@@ -293,7 +299,7 @@ TEST_CASE("hot_loop_tracker.hpp") {
 
 TEST_CASE("controller_builder.hpp and manager.hpp") {
     fixture f;
-    auto c = client::client::create(f.cfg, f.clock).value();
+    auto c = f.make_client();  // counted: settle() waits for its requests
     server::manager_options o;
     o.metrics_bind_address = "0";
     o.health_probe_bind_address = "0";
