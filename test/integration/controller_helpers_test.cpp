@@ -5,6 +5,7 @@
 #include <kcoro/runtime/controller_helpers.hpp>
 
 #include "harness.hpp"
+#include "recorders.hpp"
 
 #include <kcoro/client/client.hpp>
 #include <kcoro/core/object.hpp>
@@ -23,12 +24,7 @@ using kcoro::object_key;
 
 namespace {
 
-struct write_counter final : kcoro::request_metrics {
-    int writes = 0;
-    void observe(std::string_view, std::string_view method, std::string_view, std::string_view, double) override {
-        writes += method != "GET";
-    }
-};
+using kcoro::test::write_counter;
 
 // The shared harness (real clock, memory transport); `op`'s writes counted.
 struct harness : kcoro::test::harness {

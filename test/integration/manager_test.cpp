@@ -8,6 +8,7 @@
 #include <kcoro/server/manager.hpp>
 
 #include "harness.hpp"
+#include "recorders.hpp"
 #include "scripted_server.hpp"
 
 #include <kcoro/client/client.hpp>
@@ -89,10 +90,7 @@ struct fake_runnable final : kcoro::runtime::runnable {
 };
 
 // Collects log lines (to check messages without printing them).
-struct capture_sink final : kcoro::log_sink {
-    std::vector<std::string> lines;
-    void write(std::string_view line) override { lines.emplace_back(line); }
-};
+using capture_sink = kcoro::test::line_sink;
 
 // The shared harness (manual clock, memory transport); the managers' probe
 // and metrics servers listen on 127.0.0.1 (the tests scrape them over HTTP).

@@ -6,6 +6,7 @@
 #pragma once
 
 #include "harness.hpp"
+#include "recorders.hpp"
 #include "mirror.hpp"
 
 #include <kcoro/client/client.hpp>
@@ -34,17 +35,7 @@ namespace json = boost::json;
 using namespace std::chrono_literals;
 using kcoro::object_key;
 
-struct write_counter final : kcoro::request_metrics {
-    int writes = 0;
-    std::vector<std::string> log;
-    void observe(std::string_view, std::string_view method, std::string_view, std::string_view code,
-                 double) override {
-        if (method == "POST" || method == "PUT" || method == "PATCH" || method == "DELETE") {
-            ++writes;
-            log.push_back(std::string(method) + " " + std::string(code));
-        }
-    }
-};
+using kcoro::test::write_counter;
 
 // One controller incarnation: its informers, reconciler and controller.
 struct incarnation {

@@ -12,6 +12,7 @@
 
 #include "desired_state.hpp"
 #include "harness.hpp"
+#include "recorders.hpp"
 
 #include <kcoro/client/client.hpp>
 #include <kcoro/core/object.hpp>
@@ -40,25 +41,10 @@ using kcoro::server::manager;
 
 namespace {
 
-std::string read_file(const std::string& path) {
-    std::ifstream in(path);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
+using kcoro::test::read_file;
 
-// Counts the writes one client sends (every attempt).
-struct write_counter final : kcoro::request_metrics {
-    int writes = 0;
-    void observe(std::string_view, std::string_view method, std::string_view, std::string_view, double) override {
-        if (method == "POST" || method == "PUT" || method == "PATCH" || method == "DELETE") ++writes;
-    }
-};
-
-struct quiet_sink final : kcoro::log_sink {
-    std::vector<std::string> lines;
-    void write(std::string_view line) override { lines.emplace_back(line); }
-};
+using kcoro::test::write_counter;  // the writes one client sends (every attempt)
+using quiet_sink = kcoro::test::line_sink;
 
 // One operator process: its own client (writes counted), manager and controller.
 struct operator_replica {

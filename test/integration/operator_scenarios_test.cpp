@@ -5,6 +5,7 @@
 
 #include "desired_state.hpp"
 #include "harness.hpp"
+#include "recorders.hpp"
 
 #include <kcoro/client/client.hpp>
 #include <kcoro/core/json_patch.hpp>
@@ -30,25 +31,9 @@ using kcoro::object_key;
 
 namespace {
 
-std::string read_file(const std::string& path) {
-    std::ifstream in(path);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
+using kcoro::test::read_file;
 
-// Counts the writes the operator's client sends (every attempt).
-struct write_counter final : kcoro::request_metrics {
-    int writes = 0;
-    std::vector<std::string> log;
-    void observe(std::string_view, std::string_view method, std::string_view, std::string_view code,
-                 double) override {
-        if (method == "POST" || method == "PUT" || method == "PATCH" || method == "DELETE") {
-            ++writes;
-            log.push_back(std::string(method) + " " + std::string(code));
-        }
-    }
-};
+using kcoro::test::write_counter;  // the operator's client's writes (every attempt)
 
 // Every write the server answered, as "verb resource[/subresource] name code"
 // (the server's request log; the simulation and the GC are not HTTP writes).

@@ -11,6 +11,7 @@
 //    kcoro_hot_loop_detected_total.
 #include "mirror.hpp"
 #include "harness.hpp"
+#include "recorders.hpp"
 
 #include <kcoro/client/client.hpp>
 #include <kcoro/core/object.hpp>
@@ -33,15 +34,7 @@ using kcoro::object_key;
 
 namespace {
 
-struct line_sink final : kcoro::log_sink {
-    std::vector<std::string> lines;
-    void write(std::string_view line) override { lines.emplace_back(line); }
-    int count(std::string_view text) const {
-        int n = 0;
-        for (const auto& l : lines) n += l.find(text) != std::string::npos;
-        return n;
-    }
-};
+using kcoro::test::line_sink;
 
 // The requests the server answered for the operator's user, as "verb path".
 struct request_log {

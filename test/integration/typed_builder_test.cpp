@@ -7,6 +7,7 @@
 #include <kcoro/server/controller_builder.hpp>
 
 #include "harness.hpp"
+#include "recorders.hpp"
 
 #include <kcoro/client/client.hpp>
 #include <kcoro/client/typed_client.hpp>
@@ -75,15 +76,7 @@ KCORO_RESOURCE(widget, resource("example.com", "v1", "Widget", "widgets").status
 
 namespace {
 
-struct line_sink final : kcoro::log_sink {
-    std::vector<std::string> lines;
-    void write(std::string_view line) override { lines.emplace_back(line); }
-    int count(std::string_view text) const {
-        int n = 0;
-        for (const auto& l : lines) n += l.find(text) != std::string::npos;
-        return n;
-    }
-};
+using kcoro::test::line_sink;
 
 // The shared harness (real clock, memory transport) with one manager.
 struct harness : kcoro::test::harness {
