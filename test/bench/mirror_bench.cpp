@@ -21,6 +21,8 @@
 //
 //   mirror_bench APISERVER MIRROR [--parents N] [--settle SECONDS] [--idle SECONDS]
 //                [--updates N] [--deletes N] [--clients N] [-- controller flags...]
+#include "mirror_parent.hpp"
+
 #include <kcoro/client/client.hpp>
 #include <kcoro/client/config.hpp>
 #include <kcoro/client/environment.hpp>
@@ -269,21 +271,7 @@ struct request_log {
     }
 };
 
-// --- objects ------------------------------------------------------------------
-json::object parent(int i) {
-    json::object o{{"apiVersion", "v1"}, {"kind", "ConfigMap"}};
-    kcoro::set_name(o, "parent-" + std::to_string(i));
-    kcoro::set_namespace(o, ns_name);
-    kcoro::set_label(o, "app.example.io/managed", "true");
-    json::object data;
-    for (int k = 0; k < 10; ++k) {
-        std::string v = "setting-" + std::to_string(k) + "-" + std::to_string(i) + "-";
-        while (v.size() < 100) v += "0123456789abcdef";
-        data["key-" + std::to_string(k)] = v;
-    }
-    o["data"] = std::move(data);
-    return o;
-}
+json::object parent(int i) { return mirror_objects::mirror_parent(i, ns_name); }
 
 // --- the bench ----------------------------------------------------------------
 struct bench {

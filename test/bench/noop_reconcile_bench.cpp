@@ -17,6 +17,8 @@
 #include "mirror.hpp"
 #include "server.hpp"
 
+#include "mirror_parent.hpp"
+
 #include <kcoro/client/client.hpp>
 #include <kcoro/core/log.hpp>
 #include <kcoro/core/object.hpp>
@@ -52,21 +54,7 @@ double thread_cpu() {
     std::exit(1);
 }
 
-// The parents mirror_bench seeds (about 1.4 KB of JSON each).
-json::object parent(int i) {
-    json::object o{{"apiVersion", "v1"}, {"kind", "ConfigMap"}};
-    kcoro::set_name(o, "parent-" + std::to_string(i));
-    kcoro::set_namespace(o, "default");
-    kcoro::set_label(o, "app.example.io/managed", "true");
-    json::object data;
-    for (int k = 0; k < 10; ++k) {
-        std::string v = "setting-" + std::to_string(k) + "-" + std::to_string(i) + "-";
-        while (v.size() < 100) v += "0123456789abcdef";
-        data["key-" + std::to_string(k)] = v;
-    }
-    o["data"] = std::move(data);
-    return o;
-}
+json::object parent(int i) { return mirror_objects::mirror_parent(i, "default"); }
 
 template <class Pred>
 void run_until(asio::io_context& ioc, Pred done, std::chrono::seconds bound, const char* what) {
