@@ -1,5 +1,7 @@
 #include "controller_setup.hpp"
 
+#include "desired_state.hpp"
+
 #include <kcoro/core/object.hpp>
 #include <kcoro/core/resource.hpp>
 #include <kcoro/runtime/event_recorder.hpp>
@@ -19,6 +21,14 @@ std::vector<std::string> index_by_uid(const json::object& obj) {
     return {std::string(uid)};
 }
 
+std::vector<std::string> index_by_instance(const json::object& cm) {
+    auto key = registration_instance(cm);
+    if (!key) {
+        return {};
+    }
+    return {key->str()};
+}
+
 std::vector<kcoro::object_key> registration_to_instances(runtime::informer_factory& cache, const json::object& cm) {
     auto uid = kcoro::label_of(cm, uid_label);
     if (!uid || uid->empty()) {
@@ -27,6 +37,13 @@ std::vector<kcoro::object_key> registration_to_instances(runtime::informer_facto
     std::vector<kcoro::object_key> keys;
     for (const auto& gi : cache.by_index(gateway_instances(), uid_index, *uid)) {
         keys.push_back(kcoro::key_of(*gi));
+    }
+    if (keys.empty()) {
+        // No cached instance has its uid (gone, or not seen yet): the pass of
+        // the instance its data names deletes it if it is an orphan.
+        if (auto key = registration_instance(cm)) {
+            keys.push_back(std::move(*key));
+        }
     }
     return keys;
 }
@@ -57,13 +74,27 @@ operator_handle setup(kcoro::server::manager& mgr, reconciler_options opts) {
     auto& cache = mgr.cache();
     runtime::informer_key primary;
     primary.gvr = gateway_instances();
-    cache.get_or_create(primary).add_index(std::string(uid_index), index_by_uid);
+    auto& instances = cache.get_or_create(primary);
+    instances.add_index(std::string(uid_index), index_by_uid);
 
     // Registrations live in the registry namespace and carry the uid label.
     runtime::informer_key registrations;
     registrations.gvr = kcoro::resources::configmaps();
     registrations.namespace_ = h.rec->options().registry_namespace;
     registrations.label_selector = std::string(uid_label);
+    auto& registered = cache.get_or_create(registrations);
+    registered.add_index(std::string(instance_index), index_by_instance);
+
+    // The informers belong to the manager's factory, which outlives the controller.
+    cached_reads reads;
+    reads.registration = [&registered](const kcoro::object_key& key) { return registered.cache().get(key); };
+    reads.registrations_of = [&registered](const kcoro::object_key& key) {
+        return registered.cache().by_index(instance_index, key.str());
+    };
+    reads.instance_cached = [&instances](std::string_view uid) {
+        return !instances.cache().by_index(uid_index, uid).empty();
+    };
+    h.rec->use_cache(std::move(reads));
 
     auto rec = h.rec;
     // Typed sources: the resources from the types (the same informers as

@@ -8,11 +8,16 @@
 //           (the registrations); mapped to their instance through an index
 //           uid -> instance over the GatewayInstance informer
 //
-// The registration carries only the instance's uid as a label (a label value
+// The registration carries the instance's uid as a label (a label value
 // cannot hold "namespace/name", and the uid is what identifies the instance
-// across delete + recreate). The mapping therefore asks the GatewayInstance
-// cache which instance has that uid (`uid_index`). An instance that is no
-// longer cached maps to nothing: its own deletion event already queued it.
+// across delete + recreate). The mapping asks the GatewayInstance cache which
+// instance has that uid (`uid_index`); a registration whose uid no cached
+// instance has maps to the instance its data names, whose pass deletes it
+// when that instance is gone (an orphan: reconciler.hpp).
+//
+// The reconciler reads the registrations from their informer (by name, and
+// by the instance their data names: `instance_index`) and asks the uid
+// index whether an instance is cached.
 //
 // Reconciler events go to the manager's event recorder (reporting
 // controller "gateway-operator"): Normal for creations and repairs, Warning
@@ -47,11 +52,17 @@ inline constexpr std::string_view event_source = "gateway-operator";
 /// Index over the GatewayInstance informer: metadata.uid -> the instance.
 inline constexpr std::string_view uid_index = "gateway.kcoro.dev/uid";
 
+/// Index over the registrations informer: the instance key ("ns/name") its data names.
+inline constexpr std::string_view instance_index = "gateway.kcoro.dev/instance";
+
 /// The index function of `uid_index` (pure).
 std::vector<std::string> index_by_uid(const boost::json::object& obj);
+/// The index function of `instance_index` (pure).
+std::vector<std::string> index_by_instance(const boost::json::object& cm);
 
 /// The instances a registration ConfigMap belongs to: its uid label looked up
-/// in the GatewayInstance cache (pure given the factory).
+/// in the GatewayInstance cache, else the instance its data names (pure given
+/// the factory).
 std::vector<kcoro::object_key> registration_to_instances(kcoro::runtime::informer_factory& cache,
                                                          const boost::json::object& cm);
 

@@ -149,4 +149,33 @@ bool registration_belongs_to(const json::object& cm, std::string_view instance_u
     return l && *l == instance_uid;
 }
 
+std::optional<kcoro::object_key> registration_instance(const json::object& cm) {
+    auto uid = kcoro::label_of(cm, uid_label);
+    const auto* data = cm.if_contains("data");
+    if (!uid || uid->empty() || !data || !data->is_object()) {
+        return std::nullopt;
+    }
+    const auto* ns = data->get_object().if_contains("namespace");
+    const auto* name = data->get_object().if_contains("name");
+    if (!ns || !name || !ns->is_string() || !name->is_string() || ns->get_string().empty() ||
+        name->get_string().empty()) {
+        return std::nullopt;
+    }
+    return kcoro::object_key{std::string(ns->get_string()), std::string(name->get_string())};
+}
+
+std::vector<kcoro::object_ptr> orphaned_registrations(const std::vector<kcoro::object_ptr>& claims,
+                                                      std::string_view live_uid,
+                                                      const std::function<bool(std::string_view)>& instance_cached) {
+    std::vector<kcoro::object_ptr> out;
+    for (const auto& cm : claims) {
+        auto uid = kcoro::label_of(*cm, uid_label);
+        if (!uid || uid->empty() || *uid == live_uid || (instance_cached && instance_cached(*uid))) {
+            continue;
+        }
+        out.push_back(cm);
+    }
+    return out;
+}
+
 } // namespace gateway

@@ -9,11 +9,15 @@
 
 #include "gateway_instance.hpp"
 
+#include <kcoro/core/object.hpp>
+
 #include <boost/json/object.hpp>
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace gateway {
 
@@ -33,5 +37,20 @@ std::optional<boost::json::object> registration_repair(const boost::json::object
 
 /// True when the registration ConfigMap belongs to the instance with this uid.
 bool registration_belongs_to(const boost::json::object& cm, std::string_view instance_uid);
+
+/// The instance a registration names in its data (`namespace`, `name`), for
+/// a ConfigMap that carries the uid label; nullopt otherwise.
+std::optional<kcoro::object_key> registration_instance(const boost::json::object& cm);
+
+/// The registrations among `claims` (cached registrations whose data names
+/// one instance key) that are orphans: their uid is not `live_uid` (the uid
+/// of the instance now at that key, read from the API; empty when there is
+/// none) and no cached instance has it. Instance names never change and uids
+/// are never reused, so such an instance is gone for good: a registration
+/// it left (a create that committed after its client gave up, once the
+/// cleanup had run) is deleted. Pure.
+std::vector<kcoro::object_ptr> orphaned_registrations(const std::vector<kcoro::object_ptr>& claims,
+                                                      std::string_view live_uid,
+                                                      const std::function<bool(std::string_view)>& instance_cached);
 
 } // namespace gateway

@@ -72,12 +72,32 @@ static step record_failure(auto& p, const error& err, std::string_view what) {
 }
 
 asio::awaitable<result<reconcile_result>> reconciler::reconcile(runtime::reconcile_context ctx) {
+    // The cached registrations that name this key, taken before the instance
+    // is read: each was created by a pass that had read its instance, so an
+    // instance missing from (or of another uid in) the read that follows is
+    // gone for good, and its registration an orphan.
+    std::vector<object_ptr> claims;
+    if (cache_.registrations_of) {
+        claims = cache_.registrations_of(ctx.key);
+    }
     auto got = co_await client_.get(gateway_instances(), ctx.key);
     if (!got) {
         if (kcoro::is_not_found(got.error())) {
-            co_return runtime::success();  // gone: nothing to converge
+            // Gone: nothing to converge, but what it left.
+            auto swept = sweep(ctx, orphaned_registrations(claims, "", cache_.instance_cached));
+            if (auto r = co_await std::move(swept); !r) {
+                co_return r.error();
+            }
+            co_return runtime::success();
         }
         co_return got.error().with_context("get GatewayInstance " + ctx.key.str());
+    }
+    if (!claims.empty()) {
+        // An earlier instance of this name left a registration.
+        auto swept = sweep(ctx, orphaned_registrations(claims, kcoro::uid_of(**got), cache_.instance_cached));
+        if (auto r = co_await std::move(swept); !r) {
+            co_return r.error();
+        }
     }
     pass p;
     p.key = ctx.key;
@@ -150,16 +170,54 @@ asio::awaitable<result<reconcile_result>> reconciler::converge(pass& p) {
     co_return co_await write_status(p);
 }
 
+asio::awaitable<result<void>> reconciler::sweep(const runtime::reconcile_context& ctx, std::vector<object_ptr> orphans) {
+    const auto cms = kcoro::resources::configmaps();
+    for (const auto& cm : orphans) {
+        const auto rkey = kcoro::key_of(*cm);
+        // The uid precondition: only the object judged, never one made since.
+        const kcoro::delete_options dopts{kcoro::delete_preconditions{std::string(kcoro::uid_of(*cm)), ""}};
+        auto r = co_await client_.remove(cms, rkey, dopts);
+        if (!r) {
+            // Gone already, or another object holds the name now (409): not ours to judge.
+            if (kcoro::is_not_found(r.error()) || kcoro::is_conflict(r.error())) {
+                continue;
+            }
+            co_return r.error().with_context("delete orphaned registration " + rkey.str());
+        }
+        ctx.note_write({cms, rkey, runtime::write_op::deleted, "", false});
+        ctx.log.info("deleted the registration of an instance that is gone",
+                     {{"registration", rkey.str()}, {"instanceUID", std::string(kcoro::label_of(*cm, uid_label).value_or(""))}});
+    }
+    co_return result<void>{};
+}
+
 asio::awaitable<result<void>> reconciler::ensure_registration(pass& p) {
     const auto cms = kcoro::resources::configmaps();
     const object_key rkey{opts_.registry_namespace, registration_name(p.uid)};
     const auto desired = desired_registration(*p.instance, *p.spec, opts_.registry_namespace);
     const auto what = describe_object("ConfigMap", rkey.ns, rkey.name);
+    auto ours = [&](const json::object& cm) {
+        return (opts_.defects & defect_no_uid_check) || registration_belongs_to(cm, p.uid);  // the defect: no check
+    };
 
     for (int attempt = 0; attempt < 2; ++attempt) {
-        auto got = co_await client_.get(cms, rkey);
-        if (got) {
-            if (!registration_belongs_to(**got, p.uid)) {
+        // First from the cache (a miss is answered by the create below);
+        // after an AlreadyExists, read back from the API.
+        object_ptr current;
+        if (attempt == 0 && cache_.registration) {
+            current = cache_.registration(rkey);
+        } else {
+            auto got = co_await client_.get(cms, rkey);
+            if (got) {
+                current = *got;
+            } else if (!kcoro::is_not_found(got.error())) {
+                p.outcome = record_failure(p, got.error(), "get " + what);
+                p.facts.registration_problem = p.facts.degraded;
+                co_return result<void>{};
+            }
+        }
+        if (current) {
+            if (!ours(*current)) {
                 auto msg = what + " exists and is not the registration of this instance";
                 p.facts.degraded = problem{std::string(reason::name_conflict), msg};
                 p.facts.registration_problem = p.facts.degraded;
@@ -167,7 +225,7 @@ asio::awaitable<result<void>> reconciler::ensure_registration(pass& p) {
                 p.outcome = step::stop;
                 co_return result<void>{};
             }
-            if (auto repair = registration_repair(**got, desired)) {
+            if (auto repair = registration_repair(*current, desired)) {
                 kcoro::patch_options opts;
                 opts.type = kcoro::patch_type::merge;
                 opts.field_manager = opts_.field_manager;
@@ -177,15 +235,10 @@ asio::awaitable<result<void>> reconciler::ensure_registration(pass& p) {
                     p.facts.registration_problem = p.facts.degraded;
                     co_return result<void>{};
                 }
-                p.wrote(cms, rkey, runtime::write_op::patched, "", **got, **r);
+                p.wrote(cms, rkey, runtime::write_op::patched, "", *current, **r);
                 event(p, "Normal", "RepairedRegistration", "Patch", "repaired " + what);
             }
             p.facts.registered = true;
-            co_return result<void>{};
-        }
-        if (!kcoro::is_not_found(got.error())) {
-            p.outcome = record_failure(p, got.error(), "get " + what);
-            p.facts.registration_problem = p.facts.degraded;
             co_return result<void>{};
         }
         kcoro::create_options copts;
@@ -197,12 +250,13 @@ asio::awaitable<result<void>> reconciler::ensure_registration(pass& p) {
             event(p, "Normal", "Registered", "Create", "created " + what);
             co_return result<void>{};
         }
-        if (!kcoro::is_already_exists(created.error())) {
+        if (!kcoro::is_already_exists(created.error()) || (opts_.defects & defect_already_exists_is_failure)) {
             p.outcome = record_failure(p, created.error(), "create " + what);
             p.facts.registration_problem = p.facts.degraded;
             co_return result<void>{};
         }
-        // AlreadyExists: an earlier pass (or a lost response) created it; read and verify.
+        // AlreadyExists: an earlier pass (or a lost response) created it, or
+        // someone else's object holds the name: read back and verify.
     }
     p.outcome = record_failure(p, error(kcoro::api_errc::conflict, what + " keeps changing"), "register");
     co_return result<void>{};
@@ -287,7 +341,7 @@ asio::awaitable<result<reconcile_result>> reconciler::cleanup(pass& p) {
     const object_key rkey{opts_.registry_namespace, registration_name(p.uid)};
     auto got = co_await client_.get(cms, rkey);
     if (got) {
-        if (registration_belongs_to(**got, p.uid)) {
+        if ((opts_.defects & defect_no_uid_check) || registration_belongs_to(**got, p.uid)) {
             const kcoro::delete_options dopts{kcoro::delete_preconditions{std::string(kcoro::uid_of(**got)), ""}};
             auto r = co_await client_.remove(cms, rkey, dopts);
             if (!r && !kcoro::is_not_found(r.error())) {

@@ -1,5 +1,8 @@
 // The GatewayInstance reconciler: one pass from current facts (docs/operator.md).
 //
+//   0. orphans: a cached registration that names this instance but carries
+//      the uid of an instance that is gone (a create that committed after
+//      its client gave up, once the cleanup had run) is deleted
 //   1. read the instance; NotFound ends the pass successfully
 //   2. the rest runs inside runtime::finalizer (kube-rs's finalizer()):
 //      not deleting: the finalizer is persisted first, then the apply step;
@@ -8,7 +11,8 @@
 //      deleting, and children are never created or repaired then (the
 //      garbage collector removes the Deployment and the Service)
 //   3. apply step: ensure the registration ConfigMap (by uid-derived name +
-//      uid label); the Deployment and the Service by server-side apply
+//      uid label; read from the cache, created when absent there, read
+//      back from the API when the create meets AlreadyExists); the Deployment and the Service by server-side apply
 //      (runtime::apply_owned: no write when our fields hold our values, one
 //      forced apply on drift); someone else's object is never adopted or
 //      overwritten: NameConflict
@@ -37,6 +41,8 @@
 #include <chrono>
 #include <functional>
 #include <string>
+#include <string_view>
+#include <vector>
 
 namespace gateway {
 
@@ -47,6 +53,24 @@ enum defect : unsigned {
     defect_registration_before_finalizer = 1u << 0,
     /// The status is written on every pass, changed or not.
     defect_status_every_pass = 1u << 1,
+    /// Any ConfigMap at the registration's name is taken for the
+    /// registration (repaired, deleted on cleanup): no uid check.
+    defect_no_uid_check = 1u << 2,
+    /// A registration create answered AlreadyExists fails the pass, without
+    /// reading back what is there.
+    defect_already_exists_is_failure = 1u << 3,
+};
+
+/// The operator's cached reads (controller_setup wires them to the
+/// manager's informers). Without them every read goes to the API and no
+/// orphan is swept (the scenario tests drive passes that way).
+struct cached_reads {
+    /// The registration of this key as the registrations informer holds it; null: not cached.
+    std::function<kcoro::object_ptr(const kcoro::object_key&)> registration;
+    /// The cached registrations whose data names this instance key.
+    std::function<std::vector<kcoro::object_ptr>(const kcoro::object_key&)> registrations_of;
+    /// True when the GatewayInstance cache holds an instance with this uid.
+    std::function<bool(std::string_view)> instance_cached;
 };
 
 struct reconciler_options {
@@ -88,10 +112,15 @@ public:
 
     const reconciler_options& options() const noexcept { return opts_; }
 
+    /// Reads the registrations from these caches (before the first pass).
+    void use_cache(cached_reads c) { cache_ = std::move(c); }
+
 private:
     struct pass;
     boost::asio::awaitable<kcoro::result<kcoro::runtime::reconcile_result>> converge(pass& p);
     boost::asio::awaitable<kcoro::result<kcoro::runtime::reconcile_result>> cleanup(pass& p);
+    boost::asio::awaitable<kcoro::result<void>> sweep(const kcoro::runtime::reconcile_context& ctx,
+                                                      std::vector<kcoro::object_ptr> orphans);
     boost::asio::awaitable<kcoro::result<void>> ensure_registration(pass& p);
     boost::asio::awaitable<kcoro::result<void>> ensure_child(pass& p, bool deployment);
     boost::asio::awaitable<kcoro::result<kcoro::runtime::reconcile_result>> write_status(pass& p);
@@ -101,6 +130,7 @@ private:
     kcoro::client::client& client_;
     kcoro::io::clock& clock_;
     reconciler_options opts_;
+    cached_reads cache_;
     std::function<void(const boost::json::object&, const gateway_event&)> on_event_;
 };
 

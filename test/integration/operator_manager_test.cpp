@@ -21,6 +21,7 @@
 #include <kcoro/io/clock.hpp>
 #include <kcoro/runtime/conditions.hpp>
 #include <kcoro/server/manager.hpp>
+#include <kcoro/typed/validation.hpp>
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
@@ -262,6 +263,15 @@ TEST_CASE("end to end: the sample converges through the manager; drift is repair
     REQUIRE(h.run(h.admin->remove(gateway::gateway_instances(), key, kcoro::delete_options{})));
     CHECK(h.advance_until([&] { return !h.get(gateway::gateway_instances(), key).has_value(); }, 10s));
     CHECK(h.registrations() == 0);
+
+    // A registration create that commits after the cleanup ran (its client
+    // had given up): the Watches source maps it to the instance its data
+    // names, whose pass deletes it.
+    auto spec = kcoro::typed::decode_valid<gateway::gateway_instance>(*gi).value().spec;
+    REQUIRE(h.run(h.admin->create(kcoro::resources::configmaps(), "kcoro-system",
+                                  gateway::desired_registration(*gi, spec, "kcoro-system"), kcoro::create_options{})));
+    CHECK(h.advance_until([&] { return h.registrations() == 0; }, 10s));
+    CHECK(op.handle.ctl->stats().errors == 0);
 
     op.mgr->request_stop();
     REQUIRE(h.advance_until([&] { return op.exit_code->has_value(); }, 40s));

@@ -13,6 +13,7 @@
 #include <kcoro/core/yaml.hpp>
 #include <kcoro/io/clock.hpp>
 #include <kcoro/runtime/conditions.hpp>
+#include <kcoro/typed/validation.hpp>
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/io_context.hpp>
@@ -39,11 +40,15 @@ using kcoro::test::write_counter;  // the operator's client's writes (every atte
 // (the server's request log; the simulation and the GC are not HTTP writes).
 struct server_writes {
     std::vector<std::string> lines;
+    int registration_gets = 0;  // GETs of one ConfigMap in kcoro-system
     void observe(const json::object& line) {
         const auto* msg = line.if_contains("msg");
         const auto* verb = line.if_contains("verb");
         if (!msg || *msg != "request" || !verb) return;
         const std::string v(verb->as_string());
+        if (v == "get" && std::string_view(line.at("path").as_string()).starts_with("/api/v1/namespaces/kcoro-system/configmaps/")) {
+            ++registration_gets;
+        }
         if (v != "create" && v != "update" && v != "patch" && v != "delete") return;
         // path: /api/v1/namespaces/<ns>/<resource>[/<name>[/<sub>]]
         std::string path(line.at("path").as_string());
@@ -411,6 +416,125 @@ TEST_CASE("delete and recreate with the same name: old registration cleaned, a n
     CHECK(h.swrites.count("create configmaps") == 2);
     CHECK_FALSE(h.get(kcoro::resources::configmaps(), {"kcoro-system", gateway::registration_name(kcoro::uid_of(*old))}));
     CHECK(h.get(kcoro::resources::configmaps(), {"kcoro-system", gateway::registration_name(kcoro::uid_of(*fresh))}));
+}
+
+// The operator's cached reads as the store has them right now (an up-to-date
+// cache), or with the registration never cached (a ConfigMap without the uid
+// label is not in the registrations informer).
+gateway::cached_reads store_view(kcoro::apiserver::server& srv, bool registrations_cached = true) {
+    gateway::cached_reads c;
+    auto registrations = [&srv] {
+        kcoro::apiserver::list_options lo;
+        lo.label_selector = std::string(gateway::uid_label);
+        std::vector<kcoro::object_ptr> out;
+        auto l = srv.store().list(kcoro::resources::configmaps(), "kcoro-system", lo);
+        for (const auto& v : l->at("items").as_array()) out.push_back(std::make_shared<const json::object>(v.as_object()));
+        return out;
+    };
+    c.registration = [registrations, registrations_cached](const object_key& k) -> kcoro::object_ptr {
+        if (!registrations_cached) return nullptr;
+        for (auto& cm : registrations()) {
+            if (kcoro::name_of(*cm) == k.name) return cm;
+        }
+        return nullptr;
+    };
+    c.registrations_of = [registrations](const object_key& k) {
+        std::vector<kcoro::object_ptr> out;
+        for (auto& cm : registrations()) {
+            if (gateway::registration_instance(*cm) == std::optional<object_key>(k)) out.push_back(cm);
+        }
+        return out;
+    };
+    c.instance_cached = [&srv](std::string_view uid) {
+        auto l = srv.store().list(gateway::gateway_instances(), "default", {});
+        for (const auto& v : l->at("items").as_array()) {
+            if (kcoro::uid_of(v.as_object()) == uid) return true;
+        }
+        return false;
+    };
+    return c;
+}
+
+TEST_CASE("with the cache: a converged pass reads no registration from the API") {
+    harness h;
+    h.rec->use_cache(store_view(h.srv));
+    h.create_instance("demo");
+    h.converge(key);
+    CHECK(h.registrations() == 1);
+    CHECK(h.swrites.registration_gets == 0);  // created on a cache miss, never read back
+    CHECK(h.writes_of_pass(key) == 0);
+    CHECK(h.swrites.registration_gets == 0);
+}
+
+TEST_CASE("a foreign ConfigMap under the registration's name: AlreadyExists, read back, NameConflict, untouched") {
+    harness h;
+    h.rec->use_cache(store_view(h.srv, false));  // the foreign object has no uid label: never cached
+    auto gi = h.create_instance("demo");
+    auto foreign = json::parse(R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"namespace":"kcoro-system"},
+      "data":{"owner":"someone else"}})").as_object();
+    foreign["metadata"].as_object()["name"] = gateway::registration_name(kcoro::uid_of(*gi));
+    auto created = h.run(h.admin->create(kcoro::resources::configmaps(), "kcoro-system", foreign));
+    REQUIRE(created);
+
+    REQUIRE(h.pass(key));
+    auto now = h.get(gateway::gateway_instances(), key).value();
+    CHECK(condition_reason(*now, "Registered") == "False/NameConflict");
+    CHECK(condition_reason(*now, "Ready") == "False/NameConflict");
+    CHECK(h.events_with("Warning", "NameConflict") == 1);
+    CHECK(h.swrites.count("create configmaps 409") == 1);  // the attempt, answered AlreadyExists
+    CHECK(h.swrites.count("create configmaps") == 1);
+    CHECK(h.swrites.registration_gets == 1);  // the read back
+    CHECK(h.swrites.count("patch configmaps") + h.swrites.count("delete configmaps") == 0);
+    auto cm = h.get(kcoro::resources::configmaps(), {"kcoro-system", gateway::registration_name(kcoro::uid_of(*gi))});
+    REQUIRE(cm);
+    CHECK((*cm)->at("metadata").at("resourceVersion") == (*created)->at("metadata").at("resourceVersion"));
+
+    // Deleting the instance leaves the foreign object alone.
+    REQUIRE(h.run(h.admin->remove(gateway::gateway_instances(), key)));
+    REQUIRE(h.pass(key));
+    REQUIRE(h.wait_for([&] { return !h.get(gateway::gateway_instances(), key); }));
+    CHECK(h.swrites.count("patch configmaps") + h.swrites.count("delete configmaps") == 0);
+}
+
+TEST_CASE("a registration left by a late create, or by an earlier instance of the name, is deleted") {
+    harness h;
+    h.rec->use_cache(store_view(h.srv));
+    auto old = h.create_instance("demo");
+    h.converge(key);
+    REQUIRE(h.run(h.admin->remove(gateway::gateway_instances(), key)));
+    REQUIRE(h.pass(key));
+    REQUIRE(h.wait_for([&] { return !h.get(gateway::gateway_instances(), key); }));
+    REQUIRE(h.registrations() == 0);
+
+    // The create of a pass that gave up on it commits now, after the cleanup.
+    auto spec = kcoro::typed::decode_valid<gateway::gateway_instance>(*old).value().spec;
+    const auto late = gateway::desired_registration(*old, spec, "kcoro-system");
+    REQUIRE(h.run(h.admin->create(kcoro::resources::configmaps(), "kcoro-system", late)));
+    REQUIRE(h.registrations() == 1);
+    REQUIRE(h.pass(key));  // the pass its watch event maps to (the instance its data names)
+    CHECK(h.registrations() == 0);
+    const std::string old_reg = "delete configmaps " + gateway::registration_name(kcoro::uid_of(*old));
+    CHECK(h.swrites.count(old_reg) == 2);  // the cleanup's, the orphan's
+
+    // A new instance of the name; the old one's registration appears again.
+    auto fresh = h.create_instance("demo");
+    h.converge(key);
+    REQUIRE(h.run(h.admin->create(kcoro::resources::configmaps(), "kcoro-system", late)));
+    REQUIRE(h.registrations() == 2);
+    REQUIRE(h.pass(key));
+    CHECK(h.registrations() == 1);
+    CHECK(h.get(kcoro::resources::configmaps(), {"kcoro-system", gateway::registration_name(kcoro::uid_of(*fresh))}));
+    CHECK(h.swrites.count(old_reg) == 3);
+
+    // While a cache still holds an instance of that uid, it is not judged.
+    REQUIRE(h.run(h.admin->create(kcoro::resources::configmaps(), "kcoro-system", late)));
+    auto view = store_view(h.srv);
+    const std::string old_uid(kcoro::uid_of(*old));
+    view.instance_cached = [old_uid](std::string_view uid) { return uid == old_uid; };
+    h.rec->use_cache(std::move(view));
+    REQUIRE(h.pass(key));
+    CHECK(h.registrations() == 2);
+    CHECK(h.swrites.count(old_reg) == 3);
 }
 
 TEST_CASE("a foreign Service with the instance's name: NameConflict, the foreign object untouched") {

@@ -132,3 +132,49 @@ TEST_CASE("an instance without env sets no env, and a child missing its containe
     CHECK(kcoro::apply_drift(desired_service(instance(), spec()), empty, "gateway-operator").has_value());
     CHECK(registration_repair(empty, desired_registration(instance(), spec(), "x")));
 }
+
+TEST_CASE("a registration names its instance in its data") {
+    auto r = desired_registration(instance(), spec(), "kcoro-system");
+    auto key = registration_instance(r);
+    REQUIRE(key);
+    CHECK(key->ns == "ns");
+    CHECK(key->name == "g");
+
+    auto unlabelled = r;
+    kcoro::mutable_metadata(unlabelled).erase("labels");
+    CHECK_FALSE(registration_instance(unlabelled));  // not a registration
+    auto no_name = r;
+    no_name["data"].as_object().erase("name");
+    CHECK_FALSE(registration_instance(no_name));
+    auto bad = r;
+    bad["data"].as_object()["namespace"] = 7;
+    CHECK_FALSE(registration_instance(bad));
+    auto no_data = r;
+    no_data.erase("data");
+    CHECK_FALSE(registration_instance(no_data));
+}
+
+TEST_CASE("orphaned registrations: another uid than the live instance's, and not cached") {
+    auto make = [](std::string uid) {
+        auto gi = instance();
+        kcoro::mutable_metadata(gi)["uid"] = uid;
+        return std::make_shared<const json::object>(desired_registration(gi, spec_of(gi), "kcoro-system"));
+    };
+    const std::vector<kcoro::object_ptr> claims{make("U1"), make("U0"), make("U9")};
+    auto cached = [](std::string_view uid) { return uid == "U9"; };  // U9 lives on in the cache
+    auto uids = [](const std::vector<kcoro::object_ptr>& v) {
+        std::vector<std::string> out;
+        for (const auto& cm : v) out.emplace_back(kcoro::label_of(*cm, uid_label).value_or(""));
+        return out;
+    };
+
+    // The live instance is U1: its own registration stays.
+    CHECK(uids(orphaned_registrations(claims, "U1", cached)) == std::vector<std::string>{"U0"});
+    // No live instance: every uncached uid is an orphan.
+    CHECK(uids(orphaned_registrations(claims, "", cached)) == std::vector<std::string>{"U1", "U0"});
+    // Without a cache view: the live uid alone decides.
+    CHECK(uids(orphaned_registrations(claims, "U0", {})) == std::vector<std::string>{"U1", "U9"});
+    // A ConfigMap without the uid label is never judged.
+    auto foreign = std::make_shared<const json::object>(json::object{{"metadata", json::object{{"name", "x"}}}});
+    CHECK(orphaned_registrations({foreign}, "", cached).empty());
+}
