@@ -8,7 +8,7 @@
 //   --expect-violation                    succeed only if some seed breaks an invariant
 //                                         (stops at the first; the defect proofs)
 //   --chaos SECONDS --replicas N          shape of each run
-//   --late-writes                         also writes answered after the client's deadline
+//   --no-late-writes                      no writes that commit after their client gave up
 //
 // Exit code: 0 when every seed held every invariant, 1 otherwise (each
 // failing seed prints its violations and the command that replays it).
@@ -34,9 +34,14 @@ struct defect_name {
     const char* name;
     unsigned bit;
 };
+// The defect of every world: the managers run without the leader write guard.
+constexpr const char* no_write_guard = "no-write-guard";
+
 constexpr defect_name defect_names[] = {
     {world_kind::gateway_operator, "registration-before-finalizer", gateway::defect_registration_before_finalizer},
     {world_kind::gateway_operator, "status-every-pass", gateway::defect_status_every_pass},
+    {world_kind::gateway_operator, "no-uid-check", gateway::defect_no_uid_check},
+    {world_kind::gateway_operator, "already-exists-is-failure", gateway::defect_already_exists_is_failure},
     {world_kind::configmap_mirror, "write-every-pass", mirror::defect_write_every_pass},
     {world_kind::configmap_mirror, "adopt-on-already-exists", mirror::defect_adopt_on_already_exists},
 };
@@ -46,14 +51,14 @@ const char* world_name(world_kind w) { return w == world_kind::configmap_mirror 
 int usage(const char* argv0) {
     std::fprintf(stderr,
                  "usage: %s [--world operator|mirror] [--seed N | --seeds N [--first S]] [--trace] [--repeat K]\n"
-                 "          [--defect NAME] [--chaos SECONDS] [--replicas N] [--source-dir DIR] [--late-writes]\n",
+                 "          [--defect NAME] [--chaos SECONDS] [--replicas N] [--source-dir DIR] [--no-late-writes]\n",
                  argv0);
     for (auto w : {world_kind::gateway_operator, world_kind::configmap_mirror}) {
         std::fprintf(stderr, "defects of --world %s:", world_name(w));
         for (const auto& d : defect_names) {
             if (d.world == w) std::fprintf(stderr, " %s", d.name);
         }
-        std::fprintf(stderr, "\n");
+        std::fprintf(stderr, " %s\n", no_write_guard);
     }
     return 2;
 }
@@ -91,8 +96,9 @@ int main(int argc, char** argv) {
             first = std::strtoull(value(), nullptr, 10);
         } else if (a == "--expect-violation") {
             expect_violation = true;
-        } else if (a == "--late-writes") {
-            base.late_writes = true;
+        } else if (a == "--no-late-writes") {
+            base.late_writes = false;
+            shape_args += " --no-late-writes";
         } else if (a == "--trace") {
             base.print_trace = true;
         } else if (a == "--repeat") {
@@ -113,7 +119,8 @@ int main(int argc, char** argv) {
     }
     if (!defect_arg.empty()) {
         // After the loop: --world may come after --defect.
-        bool found = false;
+        bool found = defect_arg == no_write_guard;
+        base.no_write_guard = found;
         for (const auto& d : defect_names) {
             if (d.world == base.world && defect_arg == d.name) {
                 base.defects |= d.bit;
@@ -158,10 +165,10 @@ int main(int argc, char** argv) {
                 if (failed++ == 0) first_failure = seed;
                 std::printf("seed %llu FAILED:\n", static_cast<unsigned long long>(seed));
                 for (const auto& v : r.violations) std::printf("  %s\n", v.c_str());
-                std::printf("  replay: scripts/kcoro-dev sim%s --seed %llu --trace%s%s%s%s\n",
+                std::printf("  replay: scripts/kcoro-dev sim%s --seed %llu --trace%s%s%s\n",
                             base.world == world_kind::configmap_mirror ? " --world mirror" : "",
                             static_cast<unsigned long long>(seed), defect_arg.empty() ? "" : " --defect ",
-                            defect_arg.c_str(), shape_args.c_str(), base.late_writes ? " --late-writes" : "");
+                            defect_arg.c_str(), shape_args.c_str());
                 break;
             }
         }

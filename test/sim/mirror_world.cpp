@@ -106,16 +106,6 @@ bool mirror_world::was_parent_uid(const std::string& parent, std::string_view ui
 
 // --- request-level invariants -----------------------------------------------
 
-namespace {
-/// The name a write is about: the target's, or a create's body's.
-std::string written_name(const target_info& t, const io::http_request& req) {
-    if (t.verb != "create") return t.name;
-    boost::system::error_code ec;
-    auto body = json::parse(req.body, ec);
-    return !ec && body.is_object() ? std::string(name_of(body.as_object())) : std::string();
-}
-} // namespace
-
 // A create under a foreign object's name is the name-conflict retry the
 // example documents (with backoff, never adopted): an attempt, never a change.
 bool mirror_world::counts_as_write(const target_info& t, const io::http_request& req) {

@@ -1,7 +1,8 @@
 // The gateway-operator world (sim.hpp, docs/testing.md "Simulation"): two
 // operator replicas with leader election, a user who creates, edits and
 // deletes GatewayInstances and their children (and now and then makes a
-// foreign Deployment under an instance's name), on world.hpp's machinery.
+// foreign Deployment under an instance's name, or a foreign ConfigMap under
+// its registration's), on world.hpp's machinery.
 #include "world.hpp"
 
 #include "controller_setup.hpp"
@@ -54,16 +55,29 @@ private:
     void set_up() override;
     void install(replica& r) override;
     void check_write(peer& p, const target_info& t, const io::http_request& req) override;
+    bool counts_as_write(const target_info& t, const io::http_request& req) override;
     void note_response(peer& p, const target_info& t, const io::http_response& r) override;
+    void note_late_write(peer& p, const target_info& t, const io::http_request& req) override;
     void check_store() override;
     bool converged(std::string* why) override;
     asio::awaitable<void> user_step() override;
     void before_converge() override;
+    bool after_converge() override;
+
+    asio::awaitable<void> plant_foreign_registration(std::string uid);
+    bool foreign_registration_at(const std::string& name);
 
     // The instance as each replica last read it (peer -> name -> object; null: 404).
     std::map<const peer*, std::map<std::string, std::shared_ptr<const json::object>>> seen_;
     std::set<std::string> known_uids_;  // instances that existed
     std::set<std::string> foreign_;     // Deployments the user made by hand
+    // ConfigMaps the user made under a registration's name (name -> their
+    // uid): never to be modified or deleted by the operator, kept through
+    // the convergence check (the instance must report NameConflict).
+    std::map<std::string, std::string> foreign_regs_;
+    // Registrations created by late writes (they may commit after their
+    // instance's cleanup ran: orphans, which the operator must delete).
+    std::set<std::string> late_regs_;
 };
 
 void operator_world::set_up() {
@@ -95,7 +109,45 @@ void operator_world::note_response(peer& p, const target_info& t, const io::http
     }
 }
 
+bool operator_world::foreign_registration_at(const std::string& name) {
+    auto it = foreign_regs_.find(name);
+    if (it == foreign_regs_.end()) return false;
+    auto cm = srv_.store().get(resources::configmaps(), registry_ns, name);
+    return cm && uid_of(*cm) == it->second;
+}
+
+// A registration create under a foreign object's name is the name-conflict
+// check of every pass of that instance (answered AlreadyExists, read back,
+// NameConflict): an attempt that changes nothing.
+bool operator_world::counts_as_write(const target_info& t, const io::http_request& req) {
+    return !(t.resource == "configmaps" && t.verb == "create" && t.ns == registry_ns &&
+             foreign_registration_at(written_name(t, req)));
+}
+
+void operator_world::note_late_write(peer&, const target_info& t, const io::http_request& req) {
+    if (t.resource == "configmaps" && t.verb == "create" && t.ns == registry_ns) late_regs_.insert(written_name(t, req));
+}
+
 void operator_world::check_write(peer& p, const target_info& t, const io::http_request&) {
+    if (t.resource == "configmaps" && t.ns == registry_ns && t.verb != "create") {
+        const std::string what = p.name + " " + t.verb + " configmap " + t.name;
+        // A foreign object under a registration's name is never touched.
+        if (foreign_registration_at(t.name)) violation("foreign object modified: " + what);
+        // A registration is deleted only once its instance is deleting or gone.
+        if (auto cm = srv_.store().get(resources::configmaps(), registry_ns, t.name); cm && t.verb == "delete") {
+            auto uid = label_of(*cm, gateway::uid_label);
+            auto instances = srv_.store().list(gateway::gateway_instances(), ns, {});
+            if (uid && instances) {
+                for (const auto& v : instances->at("items").as_array()) {
+                    const auto& gi = v.as_object();
+                    if (uid_of(gi) == *uid && !is_being_deleted(gi)) {
+                        violation("registration of a live instance deleted: " + what + " (instance " +
+                                  std::string(name_of(gi)) + ")");
+                    }
+                }
+            }
+        }
+    }
     if ((t.resource == "deployments" || t.resource == "services") && t.ns == ns && !t.name.empty()) {
         // No child written by a pass that saw its instance deleting or gone.
         const auto& seen = seen_[&p];
@@ -143,7 +195,10 @@ void operator_world::check_store() {
             const auto& cm = v.as_object();
             auto uid = std::string(label_of(cm, gateway::uid_label).value_or(""));
             if (++per_uid[uid] > 1) violation("two registrations for instance uid " + uid);
-            if (!by_uid.count(uid) && known_uids_.count(uid)) {
+            // A late create may commit after the cleanup ran: that orphan the
+            // operator must delete (the convergence check); any other is a
+            // deletion that skipped the cleanup.
+            if (!by_uid.count(uid) && known_uids_.count(uid) && !late_regs_.count(std::string(name_of(cm)))) {
                 violation("registration " + std::string(name_of(cm)) + " left after its instance's deletion completed");
             }
         }
@@ -166,6 +221,18 @@ bool operator_world::converged(std::string* why) {
         if (is_being_deleted(gi)) return fail(name + ": still deleting");
         const auto* og = find_path(gi, {"status", "observedGeneration"});
         if (!og || !og->is_int64() || og->get_int64() != generation_of(gi)) return fail(name + ": observedGeneration");
+        const auto* cs = runtime::conditions_of(gi);
+        if (foreign_registration_at(gateway::registration_name(uid))) {
+            // Someone else's ConfigMap holds the registration's name: reported, never taken.
+            const auto* reg = cs ? runtime::find_condition(*cs, "Registered") : nullptr;
+            const auto* r = reg ? reg->if_contains("reason") : nullptr;
+            if (!reg || !runtime::is_condition_false(*cs, "Registered") || !r || !r->is_string() ||
+                r->get_string() != gateway::reason::name_conflict) {
+                return fail(name + ": its registration's name is held by a foreign ConfigMap, not reported as NameConflict");
+            }
+            if (runtime::is_condition_true(*cs, "Ready")) return fail(name + ": Ready with a foreign registration");
+            continue;
+        }
         auto dep = srv_.store().get(resources::deployments(), ns, name);
         if (!dep || !is_controlled_by(*dep, uid)) return fail(name + ": no Deployment of ours");
         const auto* want = find_path(gi, {"spec", "replicas"});
@@ -175,7 +242,6 @@ bool operator_world::converged(std::string* why) {
         if (!svc || !is_controlled_by(*svc, uid)) return fail(name + ": no Service of ours");
         auto reg = srv_.store().get(resources::configmaps(), registry_ns, gateway::registration_name(uid));
         if (!reg || !gateway::registration_belongs_to(*reg, uid)) return fail(name + ": no registration");
-        const auto* cs = runtime::conditions_of(gi);
         const bool ready = cs && runtime::is_condition_true(*cs, "Ready");
         if (ready != gateway::deployment_available(*dep)) return fail(name + ": Ready does not match the Deployment");
         if (!ready) return fail(name + ": not Ready");
@@ -226,9 +292,15 @@ asio::awaitable<void> operator_world::user_step() {
                         {"spec", {{"image", "nginx:1.27"}, {"replicas", rng_.between(1, 3)}, {"port", 8080}}}};
         auto r = co_await c.create(gateway::gateway_instances(), std::string(ns), std::move(gi));
         report("create", r);
+        if (r && rng_.chance(0.05)) {
+            // Someone else's ConfigMap under its registration's name, racing the operator.
+            co_await plant_foreign_registration(std::string(uid_of(**r)));
+            co_return;
+        }
         if (r && rng_.chance(0.2)) {
             // Changed their mind: deleted while the operator's first pass may still run.
-            auto pause = rng_.millis(0ms, 1500ms);
+            // Half the time at once (a script: apply, then delete), within the first pass.
+            auto pause = rng_.chance(0.5) ? rng_.millis(0ms, 60ms) : rng_.millis(0ms, 1500ms);
             co_await clk_.sleep_for(pause);
             auto d = co_await c.remove(gateway::gateway_instances(), key);
             report("delete at once", d);
@@ -263,14 +335,47 @@ asio::awaitable<void> operator_world::user_step() {
     } else if (x < 85) {
         auto r = co_await c.remove(resources::services(), key);
         report("delete Service", r);
-    } else if (x < 95) {
+    } else if (x < 91) {
         const object_key reg{std::string(registry_ns), gateway::registration_name(uid_of(*existing))};
         auto r = co_await c.remove(resources::configmaps(), reg);
         report("delete registration", r);
+    } else if (x < 95) {
+        // The registration deleted and someone else's ConfigMap made under its name.
+        const object_key reg{std::string(registry_ns), gateway::registration_name(uid_of(*existing))};
+        auto r = co_await c.remove(resources::configmaps(), reg);
+        report("delete registration", r);
+        co_await plant_foreign_registration(std::string(uid_of(*existing)));
     } else {
         auto r = co_await c.remove(resources::deployments(), key);
         report("delete Deployment", r);
     }
+}
+
+asio::awaitable<void> operator_world::plant_foreign_registration(std::string uid) {
+    const auto name = gateway::registration_name(uid);
+    json::object cm{{"apiVersion", "v1"},
+                     {"kind", "ConfigMap"},
+                     {"metadata", {{"name", name}, {"namespace", registry_ns}}},
+                     {"data", {{"owner", "someone else"}}}};
+    auto r = co_await user_->c->create(resources::configmaps(), std::string(registry_ns), std::move(cm));
+    if (r) foreign_regs_[name] = std::string(uid_of(**r));
+    tr_.line(clk_.now(), "user",
+             "create foreign ConfigMap " + name + " -> " + (r ? std::string("ok") : r.error().message()));
+}
+
+bool operator_world::after_converge() {
+    // The foreign registrations go once their instances reported the
+    // conflict; their instances then register (the next recheck).
+    bool changed = false;
+    for (const auto& [name, uid] : foreign_regs_) {
+        if (!foreign_registration_at(name)) continue;
+        delete_options d{delete_preconditions{uid, ""}};
+        auto r = run_now(admin_->c->remove(resources::configmaps(), object_key{std::string(registry_ns), name}, d));
+        tr_.line(clk_.now(), "sim", "removed foreign ConfigMap " + name + (r ? "" : ": " + r.error().message()));
+        changed = true;
+    }
+    foreign_regs_.clear();
+    return changed;
 }
 
 void operator_world::before_converge() {

@@ -41,8 +41,11 @@ struct sim_options {
     /// world), for the proof that the simulator catches them.
     unsigned defects = 0;
     /// Also inject writes answered after the client's deadline (the server
-    /// commits after the client gave up): off by default, see docs/testing.md.
-    bool late_writes = false;
+    /// commits after the client gave up).
+    bool late_writes = true;
+    /// The defect of every world: the managers run without the leader write
+    /// guard (a leader keeps writing after its lease could be taken).
+    bool no_write_guard = false;
 };
 
 struct sim_result {

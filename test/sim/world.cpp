@@ -10,6 +10,7 @@
 
 #include <boost/asio/bind_cancellation_slot.hpp>
 #include <boost/asio/detached.hpp>
+#include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 
 namespace kcoro::sim {
@@ -50,6 +51,13 @@ target_info parse_target(std::string_view method, std::string_view target) {
     else if (method == "DELETE") t.verb = "delete";
     t.write = method != "GET";
     return t;
+}
+
+std::string written_name(const target_info& t, const io::http_request& req) {
+    if (t.verb != "create") return t.name;
+    boost::system::error_code ec;
+    auto body = json::parse(req.body, ec);
+    return !ec && body.is_object() ? std::string(name_of(body.as_object())) : std::string();
 }
 
 namespace {
@@ -141,13 +149,14 @@ world::peer& world::add_peer(std::string name, bool op) {
     mo.user_agent = (op ? rc_.name + "/" : "sim-") + p->name;
     mo.remote_address = p->name + ":0";
     peer* raw = p.get();
+    p->clock = std::make_unique<stall_clock>(clk_);
     auto t = std::make_unique<client::memory_transport>(
-        clk_, [this, raw](io::http_request r) { return intercept(raw, std::move(r)); }, mo);
+        *p->clock, [this, raw](io::http_request r) { return intercept(raw, std::move(r)); }, mo);
     p->t = t.get();
     client::client_config cfg;
     cfg.server = srv_.url();
     cfg.ns = std::string(user_ns);
-    p->c = client::client::create(cfg, clk_, std::move(t));
+    p->c = client::client::create(cfg, *p->clock, std::move(t));
     peers_.push_back(std::move(p));
     return *peers_.back();
 }
@@ -169,7 +178,7 @@ void world::start_replica() {
     server::manager_setup s;
     s.name = rc_.name;
     s.io_context = &io_;
-    s.clock = &clk_;
+    s.clock = r->p->clock.get();
     s.client = r->p->c.get();
     s.sink = sink_;
     s.handle_signals = false;
@@ -231,6 +240,13 @@ asio::awaitable<void> world::restart_later(replica* r) {
 
 // --- the interposer: latency, faults, request-level invariants --------------
 
+asio::awaitable<void> world::hold_while_stalled(peer* p) {
+    while (p->clock && p->clock->stalled()) {
+        const auto until = p->clock->stalled_until();
+        co_await clk_.sleep_until(until);
+    }
+}
+
 void world::check_leader_safety(peer& p, const target_info& t) {
     // Leader safety: every write but the lease's own goes out while this
     // replica holds a lease that nobody else could have taken yet. Events
@@ -279,6 +295,7 @@ io::http_stream world::wrap_stream(peer* p, std::uint64_t id, io::http_stream s)
                     co_await w->write(std::move(half));
                     co_return false;
                 }
+                co_await self->hold_while_stalled(p);  // a stopped process reads nothing
                 if (self->rc_.lagging_watches && self->faults_on_ && p->op && self->rng_.chance(0.05)) {
                     ++self->faults_;
                     const auto lag = self->rng_.millis(50ms, 2s);
@@ -308,6 +325,7 @@ asio::awaitable<io::http_reply> world::intercept(peer* p, io::http_request req) 
     if (clk_.now() < p->partitioned_until) {
         // Partitioned away: nothing reaches the server.
         tr_.line(clk_.now(), "fault", "#" + std::to_string(id) + " partitioned");
+        co_await hold_while_stalled(p);
         co_return io::http_drop{};
     }
     // Request latency: a few milliseconds, sometimes a spike.
@@ -316,6 +334,19 @@ asio::awaitable<io::http_reply> world::intercept(peer* p, io::http_request req) 
     if (p->op && t.write && t.resource == "events") ++p->event_writes;
     if (p->op && t.write && t.resource != "leases" && t.resource != "events" && !shut_down_ && counts_as_write(t, req)) {
         ++p->writes;
+    }
+    if (faults_on_ && p->op && t.verb == "get" && t.resource != "leases" && rng_.chance(0.002)) {
+        // Stalled in the middle of a reconcile (a GC pause right after a
+        // read): the answer waits, and so does everything else of it.
+        ++faults_;
+        const auto d = rng_.millis(15s, 60s);
+        p->clock->stall_until(clk_.now() + d);
+        tr_.line(clk_.now(), "fault", "#" + std::to_string(id) + " stall " + p->name + " for " + std::to_string(d.count()) + "ms");
+    }
+    if (o_.no_write_guard && p->op && t.resource == "leases" && p->c) {
+        // The defect: the manager installed its write guard before its
+        // elector's first lease request; this replica runs without it.
+        p->c->set_write_guard(p, {});
     }
     if (p->op && t.write && !shut_down_) {
         check_leader_safety(*p, t);
@@ -360,12 +391,14 @@ asio::awaitable<io::http_reply> world::intercept(peer* p, io::http_request req) 
         co_return status_reply(429, "TooManyRequests", "the server has received too many requests", ra);
     }
     case fault::read_timeout: {
-        // The answer comes after the client's 60 s deadline (reads only: a
-        // write that commits after its client gave up is not simulated, see
-        // docs/testing.md).
+        // The answer comes after the client's 60 s deadline; a write commits
+        // after its client gave up.
         ++faults_;
         tr_.line(clk_.now(), "fault", tag + (t.write ? "late write" : "read timeout"));
+        if (t.write) note_late_write(*p, t, req);
+        ++late_pending_;
         co_await clk_.sleep_for(61s);
+        --late_pending_;
         break;
     }
     case fault::expired: {
@@ -381,6 +414,7 @@ asio::awaitable<io::http_reply> world::intercept(peer* p, io::http_request req) 
             auto chunk = line;
             co_await w.write(std::move(chunk));
         };
+        co_await hold_while_stalled(p);
         co_return s;
     }
     }
@@ -396,17 +430,21 @@ asio::awaitable<io::http_reply> world::intercept(peer* p, io::http_request req) 
         if (f == fault::lost_ack && r->status < 300) {
             ++faults_;
             tr_.line(clk_.now(), "fault", tag + "lost acknowledgement (committed)");
+            co_await hold_while_stalled(p);
             co_return io::http_drop{};
         }
         // Response latency.
         co_await clk_.sleep_for(rng_.millis(1ms, 4ms));
+        co_await hold_while_stalled(p);
         co_return reply;
     }
     if (auto* s = std::get_if<io::http_stream>(&reply)) {
         tr_.line(clk_.now(), "resp", tag + std::to_string(s->status) + " stream");
+        co_await hold_while_stalled(p);
         co_return wrap_stream(p, id, std::move(*s));
     }
     tr_.line(clk_.now(), "resp", tag + "dropped");
+    co_await hold_while_stalled(p);
     co_return reply;
 }
 
@@ -416,7 +454,10 @@ void world::check_state() {
     std::size_t leaders = 0;
     std::string who;
     for (const auto& r : replicas_) {
-        if (r->mgr && !r->exit && r->mgr->is_leader()) {
+        // Leading: it believes so and its local lease validity holds (a
+        // stalled replica still believes it leads until it resumes; the
+        // write guard keeps it from acting on it).
+        if (r->mgr && !r->exit && r->mgr->is_leader() && r->mgr->elector() && r->mgr->elector()->may_write()) {
             ++leaders;
             who += " " + r->identity;
         }
@@ -449,14 +490,14 @@ asio::awaitable<void> world::fault_loop() {
         if (!faults_on_) break;
         const double x = rng_.real();
         ++faults_;
-        if (x < 0.25) {
+        if (x < 0.22) {
             tr_.line(clk_.now(), "fault", "close every watch");
             srv_.close_watches();
-        } else if (x < 0.45) {
+        } else if (x < 0.40) {
             auto& p = *peers_[rng_.below(peers_.size())];
             tr_.line(clk_.now(), "fault", "cut the streams of " + p.name);
             if (p.t) p.t->close_streams(client::stream_end::cut);
-        } else if (x < 0.65) {
+        } else if (x < 0.55) {
             // One replica partitioned away (its requests fail) while the other may take over.
             std::vector<peer*> ops;
             for (auto& r : replicas_) {
@@ -468,10 +509,24 @@ asio::awaitable<void> world::fault_loop() {
                 p->partitioned_until = clk_.now() + d;
                 tr_.line(clk_.now(), "fault", "partition " + p->name + " for " + std::to_string(d.count()) + "ms");
             }
-        } else if (x < 0.8) {
+        } else if (x < 0.67) {
             tr_.line(clk_.now(), "fault", "compact at revision " + std::to_string(srv_.store().current_revision()));
             srv_.store().compact();
             if (rng_.chance(0.5)) srv_.close_watches();
+        } else if (x < 0.8) {
+            // One replica stalled (SIGSTOP, a GC pause): its timers and what
+            // reaches it wait until it resumes; long enough, mostly, for the
+            // other to take its lease over (15 s after its last renewal).
+            std::vector<peer*> ops;
+            for (auto& r : replicas_) {
+                if (!r->exit && r->p->t) ops.push_back(r->p);
+            }
+            if (!ops.empty()) {
+                auto* p = ops[rng_.below(ops.size())];
+                const auto d = rng_.millis(5s, 60s);
+                p->clock->stall_until(clk_.now() + d);
+                tr_.line(clk_.now(), "fault", "stall " + p->name + " for " + std::to_string(d.count()) + "ms");
+            }
         } else {
             std::vector<replica*> alive;
             for (auto& r : replicas_) {
@@ -520,13 +575,15 @@ sim_result world::run() {
     // Faults and user stop.
     faults_on_ = user_on_ = false;
     tr_.line(clk_.now(), "sim", "chaos over");
-    io::run_virtual(io_, clk_, [&] { check_state(); return actors_ == 0; }, clk_.now() + 10min, &stats);
+    // ... and what they delayed has happened (a late write commits up to 61 s on).
+    io::run_virtual(io_, clk_, [&] { check_state(); return actors_ == 0 && late_pending_ == 0; }, clk_.now() + 10min,
+                    &stats);
     before_converge();
     if (running_replicas() == 0) start_replica();
 
     // Liveness.
     const auto converge_start = clk_.now();
-    const bool ok = io::run_virtual(
+    bool ok = io::run_virtual(
         io_, clk_, [&] { check_state(); return converged(nullptr); }, clk_.now() + o_.converge_bound, &stats);
     if (!ok) {
         std::string why;
@@ -536,6 +593,19 @@ sim_result world::run() {
     } else {
         tr_.line(clk_.now(), "sim",
                  "converged after " + fmt_time(steady_time{} + (clk_.now() - converge_start)));
+    }
+    if (ok && after_converge()) {
+        const auto again = clk_.now();
+        if (!io::run_virtual(io_, clk_, [&] { check_state(); return converged(nullptr); }, clk_.now() + o_.converge_bound,
+                             &stats)) {
+            std::string why;
+            converged(&why);
+            violation("liveness: not converged again within " + fmt_time(steady_time{} + o_.converge_bound) +
+                      " once the world changed after convergence: " + why);
+            ok = false;
+        } else {
+            tr_.line(clk_.now(), "sim", "converged again after " + fmt_time(steady_time{} + (clk_.now() - again)));
+        }
     }
 
     // Efficiency: quiet and converged, nobody writes (lease renewals aside;

@@ -16,6 +16,7 @@
 #include "sim.hpp"
 
 #include "prng.hpp"
+#include "stall_clock.hpp"
 #include "trace.hpp"
 
 #include "server.hpp"
@@ -60,6 +61,8 @@ struct target_info {
     bool write = false;
 };
 target_info parse_target(std::string_view method, std::string_view target);
+/// The name a write is about: the target's, or a create's body's.
+std::string written_name(const target_info& t, const io::http_request& req);
 
 /// The manager a world's replicas run.
 struct replica_config {
@@ -87,6 +90,8 @@ protected:
     struct peer {
         std::string name;
         bool op = false;  // a replica's client
+        /// Its process's clock (a replica's stalls; stall_clock.hpp).
+        std::unique_ptr<stall_clock> clock;
         std::unique_ptr<client::client> c;
         client::memory_transport* t = nullptr;
         std::uint64_t writes = 0;        // writes sent but the lease's and Events
@@ -117,6 +122,8 @@ protected:
     virtual bool counts_as_write(const target_info&, const io::http_request&) { return true; }
     /// A response a replica received (not one it gave up on or never got).
     virtual void note_response(peer&, const target_info&, const io::http_response&) {}
+    /// A replica's write that will commit after its client gave up (a late write).
+    virtual void note_late_write(peer&, const target_info&, const io::http_request&) {}
     /// Store-level invariants; called at settled points when the revision moved.
     virtual void check_store() = 0;
     /// Every object as it should be, or false with the first difference in `why`.
@@ -125,6 +132,10 @@ protected:
     virtual boost::asio::awaitable<void> user_step() = 0;
     /// After the chaos, before convergence is awaited.
     virtual void before_converge() {}
+    /// Once converged, before the quiet period: may change the world (what
+    /// was kept for the convergence check goes); true when it did, and
+    /// convergence is then awaited again.
+    virtual bool after_converge() { return false; }
     /// At the start of the quiet period: events that must cause no write.
     virtual void nudge() {}
 
@@ -157,6 +168,8 @@ private:
     void start_replica();
     boost::asio::awaitable<void> crash_and_restart(replica* r);
     boost::asio::awaitable<void> restart_later(replica* r);
+    /// Holds what reaches a stalled replica until the stall ends.
+    boost::asio::awaitable<void> hold_while_stalled(peer* p);
     boost::asio::awaitable<io::http_reply> intercept(peer* p, io::http_request req);
     io::http_stream wrap_stream(peer* p, std::uint64_t id, io::http_stream s);
     void check_leader_safety(peer& p, const target_info& t);
@@ -179,6 +192,7 @@ private:
     std::set<std::string> reported_;
     std::uint64_t req_seq_ = 0;
     std::uint64_t faults_ = 0;
+    int late_pending_ = 0;  // requests held by a read timeout or late write fault
     std::uint64_t guard_refusals_ = 0;
     apiserver::revision_t checked_rev_ = 0;
 };
