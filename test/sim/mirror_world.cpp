@@ -38,7 +38,7 @@ replica_config mirror_replicas(const sim_options& o) {
     rc.name = "configmap-mirror";
     rc.leader_elect = o.replicas > 1;
     rc.lease_name = "configmap-mirror.example.io";
-    rc.max_concurrent_reconciles = 8;  // as main.cpp
+    rc.max_concurrent_reconciles = 32;  // as main.cpp
     rc.lagging_watches = true;
     return rc;
 }

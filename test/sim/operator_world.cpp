@@ -14,6 +14,8 @@
 #include <kcoro/core/yaml.hpp>
 #include <kcoro/runtime/conditions.hpp>
 
+#include <boost/json/parse.hpp>
+
 #include <fstream>
 #include <sstream>
 
@@ -43,6 +45,7 @@ replica_config operator_replicas() {
     rc.name = "gateway-operator";
     rc.lease_namespace = std::string(registry_ns);
     rc.lease_name = "gateway-operator.gateway.kcoro.dev";
+    rc.max_concurrent_reconciles = 32;  // as main.cpp
     return rc;
 }
 
@@ -128,13 +131,27 @@ void operator_world::note_late_write(peer&, const target_info& t, const io::http
     if (t.resource == "configmaps" && t.verb == "create" && t.ns == registry_ns) late_regs_.insert(written_name(t, req));
 }
 
-void operator_world::check_write(peer& p, const target_info& t, const io::http_request&) {
+// The uid precondition of a DELETE's options, if any.
+std::optional<std::string> precondition_uid(const io::http_request& req) {
+    boost::system::error_code ec;
+    auto body = json::parse(req.body, ec);
+    if (ec || !body.is_object()) return std::nullopt;
+    const auto* uid = find_path(body.as_object(), {"preconditions", "uid"});
+    if (!uid || !uid->is_string()) return std::nullopt;
+    return std::string(uid->get_string());
+}
+
+void operator_world::check_write(peer& p, const target_info& t, const io::http_request& req) {
     if (t.resource == "configmaps" && t.ns == registry_ns && t.verb != "create") {
         const std::string what = p.name + " " + t.verb + " configmap " + t.name;
+        auto cm = srv_.store().get(resources::configmaps(), registry_ns, t.name);
+        // A delete whose uid precondition names another object is refused
+        // (409): it changes nothing (a stale cache's judgement, say).
+        if (auto pre = t.verb == "delete" ? precondition_uid(req) : std::nullopt; pre && cm && *pre != uid_of(*cm)) return;
         // A foreign object under a registration's name is never touched.
         if (foreign_registration_at(t.name)) violation("foreign object modified: " + what);
         // A registration is deleted only once its instance is deleting or gone.
-        if (auto cm = srv_.store().get(resources::configmaps(), registry_ns, t.name); cm && t.verb == "delete") {
+        if (cm && t.verb == "delete") {
             auto uid = label_of(*cm, gateway::uid_label);
             auto instances = srv_.store().list(gateway::gateway_instances(), ns, {});
             if (uid && instances) {

@@ -175,6 +175,9 @@ void world::start_replica() {
     mo.leader_election_namespace = rc_.lease_namespace;
     mo.leader_election_id = rc_.lease_name;
     mo.log_level = "info";
+    // What --max-concurrent-reconciles gives (manager_setup's default only
+    // applies to from_flags).
+    if (rc_.max_concurrent_reconciles) mo.max_concurrent_reconciles = static_cast<std::int64_t>(rc_.max_concurrent_reconciles);
     server::manager_setup s;
     s.name = rc_.name;
     s.io_context = &io_;
@@ -185,7 +188,6 @@ void world::start_replica() {
     s.identity = r->identity;
     s.leader_election_release_on_cancel = true;
     s.random = [this] { return rng_.real(); };
-    if (rc_.max_concurrent_reconciles) s.default_max_concurrent_reconciles = rc_.max_concurrent_reconciles;
     auto m = server::manager::create(std::move(mo), std::move(s));
     if (!m) {
         violation("manager did not start: " + m.error().message());
@@ -321,6 +323,18 @@ io::http_stream world::wrap_stream(peer* p, std::uint64_t id, io::http_stream s)
 asio::awaitable<io::http_reply> world::intercept(peer* p, io::http_request req) {
     const auto id = ++req_seq_;
     const auto t = parse_target(req.method, req.target);
+    // A replica's reconcile request in flight (not a watch, the lease or an
+    // Event): while there is one, the world is not settled (converged_now).
+    struct in_flight {
+        int* n;
+        ~in_flight() {
+            if (n) --*n;
+        }
+    } counted{nullptr};
+    if (p->op && t.verb != "watch" && t.resource != "leases" && t.resource != "events") {
+        counted.n = &ops_in_flight_;
+        ++ops_in_flight_;
+    }
     tr_.line(clk_.now(), "req", "#" + std::to_string(id) + " " + p->name + " " + req.method + " " + req.target);
     if (clk_.now() < p->partitioned_until) {
         // Partitioned away: nothing reaches the server.
@@ -543,6 +557,12 @@ asio::awaitable<void> world::fault_loop() {
 
 // --- the run ----------------------------------------------------------------
 
+bool world::converged_now() {
+    // The store as it should be, and no reconcile waiting on an answer that
+    // could still change it (a write held by a latency spike, say).
+    return ops_in_flight_ == 0 && converged(nullptr);
+}
+
 std::uint64_t world::writes() const {
     std::uint64_t n = 0;
     for (const auto& p : peers_) n += p->writes;
@@ -584,7 +604,7 @@ sim_result world::run() {
     // Liveness.
     const auto converge_start = clk_.now();
     bool ok = io::run_virtual(
-        io_, clk_, [&] { check_state(); return converged(nullptr); }, clk_.now() + o_.converge_bound, &stats);
+        io_, clk_, [&] { check_state(); return converged_now(); }, clk_.now() + o_.converge_bound, &stats);
     if (!ok) {
         std::string why;
         converged(&why);
@@ -596,7 +616,7 @@ sim_result world::run() {
     }
     if (ok && after_converge()) {
         const auto again = clk_.now();
-        if (!io::run_virtual(io_, clk_, [&] { check_state(); return converged(nullptr); }, clk_.now() + o_.converge_bound,
+        if (!io::run_virtual(io_, clk_, [&] { check_state(); return converged_now(); }, clk_.now() + o_.converge_bound,
                              &stats)) {
             std::string why;
             converged(&why);

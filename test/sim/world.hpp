@@ -177,6 +177,7 @@ private:
     boost::asio::awaitable<void> user_loop();
     boost::asio::awaitable<void> fault_loop();
     std::size_t running_replicas() const;
+    bool converged_now();
     std::uint64_t writes() const;
     std::uint64_t event_writes() const;
 
@@ -193,6 +194,7 @@ private:
     std::uint64_t req_seq_ = 0;
     std::uint64_t faults_ = 0;
     int late_pending_ = 0;  // requests held by a read timeout or late write fault
+    int ops_in_flight_ = 0;  // replicas' requests in flight but watches, leases, Events
     std::uint64_t guard_refusals_ = 0;
     apiserver::revision_t checked_rev_ = 0;
 };
