@@ -38,7 +38,7 @@ int main(int argc, char** argv) {
     kcoro::server::manager_setup setup;
     setup.name = "gateway-operator";
     // Reconciles are coroutines: several in flight cost little (docs/operations.md).
-    setup.default_max_concurrent_reconciles = 8;
+    setup.default_max_concurrent_reconciles = 32;
     auto start = kcoro::server::manager::from_flags(static_cast<int>(args.size()), args.data(), std::move(setup), [&](kcoro::server::flag_set& f) {
         f.add_string("registry-namespace", &opts.registry_namespace,
                      "Namespace of the registration ConfigMaps (the external registry)");

@@ -9,7 +9,7 @@ int main(int argc, char** argv) {
     kcoro::server::manager_setup setup;
     setup.name = "configmap-mirror";
     // Reconciles are coroutines: several in flight cost little (docs/operations.md).
-    setup.default_max_concurrent_reconciles = 8;
+    setup.default_max_concurrent_reconciles = 32;
     auto start = kcoro::server::manager::from_flags(argc, argv, std::move(setup));
     if (!start.mgr) {
         return start.exit_code;
