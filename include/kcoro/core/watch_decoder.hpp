@@ -56,6 +56,8 @@ public:
 private:
     void fail(error e);
     void complete_value();
+    /// Gives the next value an arena of its own, sized after the last event.
+    void arm(std::size_t last_event_bytes);
 
     boost::json::stream_parser parser_;
     std::deque<result<watch_event>> ready_;

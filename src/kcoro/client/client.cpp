@@ -4,6 +4,7 @@
 
 #include <kcoro/client/credentials.hpp>
 #include <kcoro/client/discovery_client.hpp>
+#include <kcoro/core/json_arena.hpp>
 #include <kcoro/core/requests.hpp>
 #include <kcoro/core/retry_policy.hpp>
 #include <kcoro/core/watch_decoder.hpp>
@@ -19,7 +20,7 @@ namespace asio = boost::asio;
 
 result<object_ptr> decode_object_body(std::string_view body) {
     boost::system::error_code ec;
-    auto v = boost::json::parse(body, ec);
+    auto v = boost::json::parse(body, ec, object_arena(body.size()));  // core/json_arena.hpp
     if (ec) {
         return error(kcoro_errc::decode_error, "response body is not JSON: " + ec.message());
     }

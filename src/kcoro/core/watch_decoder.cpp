@@ -1,5 +1,8 @@
 #include <kcoro/core/watch_decoder.hpp>
 
+#include <kcoro/core/json_arena.hpp>
+
+#include <algorithm>
 #include <string>
 
 namespace kcoro {
@@ -22,7 +25,15 @@ bool has_non_whitespace(std::string_view s) noexcept {
 } // namespace
 
 watch_decoder::watch_decoder(std::size_t max_event_bytes)
-    : parser_(json::storage_ptr(), stream_options()), max_event_bytes_(max_event_bytes) {}
+    : parser_(json::storage_ptr(), stream_options()), max_event_bytes_(max_event_bytes) {
+    arm(0);
+}
+
+void watch_decoder::arm(std::size_t last_event_bytes) {
+    // Each event's tree in an arena of its own (core/json_arena.hpp), sized
+    // after the last event: the next is likely alike.
+    parser_.reset(object_arena(std::min<std::size_t>(last_event_bytes, 32 * 1024)));
+}
 
 void watch_decoder::fail(error e) {
     if (!error_) {
@@ -32,7 +43,7 @@ void watch_decoder::fail(error e) {
 
 void watch_decoder::complete_value() {
     auto v = parser_.release();
-    parser_.reset();
+    arm(current_bytes_);
     current_bytes_ = 0;
     in_value_ = false;
     auto ev = decode_watch_event(std::move(v));

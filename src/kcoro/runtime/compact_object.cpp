@@ -1,5 +1,7 @@
 #include <kcoro/runtime/compact_object.hpp>
 
+#include <kcoro/core/json_arena.hpp>
+
 #include <boost/json/parse.hpp>
 #include <boost/json/serializer.hpp>
 
@@ -262,7 +264,7 @@ object_ptr compact_object::decode() const {
     opts.max_depth = std::numeric_limits<std::size_t>::max();
     opts.allow_invalid_utf8 = true;
     boost::system::error_code ec;
-    auto v = json::parse(text(), ec, json::storage_ptr(), opts);
+    auto v = json::parse(text(), ec, object_arena(text().size()), opts);  // core/json_arena.hpp
     if (ec || !v.is_object()) {
         throw std::logic_error("compact_object: stored text does not parse: " + ec.message());
     }
