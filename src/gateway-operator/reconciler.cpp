@@ -170,6 +170,10 @@ asio::awaitable<result<reconcile_result>> reconciler::converge(pass& p) {
     co_return co_await write_status(p);
 }
 
+bool reconciler::is_ours(const json::object& registration, std::string_view uid) const {
+    return (opts_.defects & defect_no_uid_check) || registration_belongs_to(registration, uid);  // the defect: no check
+}
+
 asio::awaitable<result<void>> reconciler::sweep(const runtime::reconcile_context& ctx, std::vector<object_ptr> orphans) {
     const auto cms = kcoro::resources::configmaps();
     for (const auto& cm : orphans) {
@@ -196,9 +200,6 @@ asio::awaitable<result<void>> reconciler::ensure_registration(pass& p) {
     const object_key rkey{opts_.registry_namespace, registration_name(p.uid)};
     const auto desired = desired_registration(*p.instance, *p.spec, opts_.registry_namespace);
     const auto what = describe_object("ConfigMap", rkey.ns, rkey.name);
-    auto ours = [&](const json::object& cm) {
-        return (opts_.defects & defect_no_uid_check) || registration_belongs_to(cm, p.uid);  // the defect: no check
-    };
 
     for (int attempt = 0; attempt < 2; ++attempt) {
         // First from the cache (a miss is answered by the create below);
@@ -217,7 +218,7 @@ asio::awaitable<result<void>> reconciler::ensure_registration(pass& p) {
             }
         }
         if (current) {
-            if (!ours(*current)) {
+            if (!is_ours(*current, p.uid)) {
                 auto msg = what + " exists and is not the registration of this instance";
                 p.facts.degraded = problem{std::string(reason::name_conflict), msg};
                 p.facts.registration_problem = p.facts.degraded;
@@ -341,7 +342,7 @@ asio::awaitable<result<reconcile_result>> reconciler::cleanup(pass& p) {
     const object_key rkey{opts_.registry_namespace, registration_name(p.uid)};
     auto got = co_await client_.get(cms, rkey);
     if (got) {
-        if ((opts_.defects & defect_no_uid_check) || registration_belongs_to(**got, p.uid)) {
+        if (is_ours(**got, p.uid)) {
             const kcoro::delete_options dopts{kcoro::delete_preconditions{std::string(kcoro::uid_of(**got)), ""}};
             auto r = co_await client_.remove(cms, rkey, dopts);
             if (!r && !kcoro::is_not_found(r.error())) {

@@ -119,6 +119,7 @@ private:
     struct pass;
     boost::asio::awaitable<kcoro::result<kcoro::runtime::reconcile_result>> converge(pass& p);
     boost::asio::awaitable<kcoro::result<kcoro::runtime::reconcile_result>> cleanup(pass& p);
+    bool is_ours(const boost::json::object& registration, std::string_view uid) const;
     boost::asio::awaitable<kcoro::result<void>> sweep(const kcoro::runtime::reconcile_context& ctx,
                                                       std::vector<kcoro::object_ptr> orphans);
     boost::asio::awaitable<kcoro::result<void>> ensure_registration(pass& p);
