@@ -105,7 +105,8 @@ public:
     http::fault_table& faults() noexcept { return faults_; }
     http::access_control& access() noexcept { return access_; }
     http::api_handler& handler() noexcept { return *handler_; }
-    io::http_server& http_server() noexcept { return *http_; }
+    /// The listening HTTP server; null with `server_options::listen = false`.
+    io::http_server* http_server() noexcept { return http_.get(); }
 
     /// Fault shortcuts (each logged in faults()).
     void close_watches();

@@ -185,5 +185,5 @@ TEST_CASE("live /metrics carries controller-runtime's and kcoro's families") {
     REQUIRE(kcoro::test::run_until(ioc, [&] { return code->has_value(); }, 20s));
     CHECK(**code == 0);
     srv.stop(0ms);
-    kcoro::test::run_until(ioc, [&] { return srv.http_server().session_count() == 0; }, 5s);
+    kcoro::test::run_until(ioc, [&] { return srv.http_server()->session_count() == 0; }, 5s);
 }

@@ -13,6 +13,8 @@
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 
+#include <charconv>
+
 namespace kcoro::sim {
 
 namespace asio = boost::asio;
@@ -51,6 +53,24 @@ target_info parse_target(std::string_view method, std::string_view target) {
     else if (method == "DELETE") t.verb = "delete";
     t.write = method != "GET";
     return t;
+}
+
+std::uint64_t query_resource_version(std::string_view target) {
+    const auto q = target.find('?');
+    if (q == std::string_view::npos) return 0;
+    for (auto rest = target.substr(q + 1); !rest.empty();) {
+        const auto amp = rest.find('&');
+        const auto param = rest.substr(0, amp);
+        if (param.starts_with("resourceVersion=")) {
+            std::uint64_t v = 0;
+            const auto digits = param.substr(std::string_view("resourceVersion=").size());
+            std::from_chars(digits.data(), digits.data() + digits.size(), v);
+            return v;
+        }
+        if (amp == std::string_view::npos) break;
+        rest.remove_prefix(amp + 1);
+    }
+    return 0;
 }
 
 std::string written_name(const target_info& t, const io::http_request& req) {
@@ -367,12 +387,16 @@ asio::awaitable<io::http_reply> world::intercept(peer* p, io::http_request req) 
         check_write(*p, t, req);
     }
 
-    enum class fault { none, e500, e503, e429, lost_ack, read_timeout, expired };
+    enum class fault { none, e500, e503, e429, lost_ack, read_timeout, expired, too_large };
     fault f = fault::none;
+    const std::uint64_t rv = query_resource_version(req.target);
     if (faults_on_ && p->op) {
         const double x = rng_.real();
         if (t.verb == "watch") {
             if (x < 0.05) f = fault::expired;
+            else if (x < 0.065 && rv > 0) f = fault::too_large;  // an apiserver whose cache lags ours
+        } else if (t.verb == "list" && rv > 0 && x >= 0.095 && x < 0.11) {
+            f = fault::too_large;
         } else if (x < 0.02) {
             f = fault::e500;
         } else if (x < 0.035) {
@@ -414,6 +438,23 @@ asio::awaitable<io::http_reply> world::intercept(peer* p, io::http_request req) 
         co_await clk_.sleep_for(61s);
         --late_pending_;
         break;
+    }
+    case fault::too_large: {
+        // Another apiserver replica, whose watch cache is behind the revision
+        // asked for (after a failover): a list gets the 504, a watch the
+        // ERROR event, as kcoro-apiserver answers them (docs/apiserver.md).
+        ++faults_;
+        tr_.line(clk_.now(), "fault", tag + "too large resource version");
+        auto e = apiserver::errors::too_large_resource_version(rv, rv > 1 ? rv - 1 : 0);
+        if (t.verb == "list") co_return apiserver::http::status_response(e);
+        io::http_stream s;
+        auto line = std::string("{\"type\":\"ERROR\",\"object\":") + json::serialize(encode_status(*e.api_status())) + "}\n";
+        s.body = [line](io::http_stream_writer& w) -> asio::awaitable<void> {
+            auto chunk = line;
+            co_await w.write(std::move(chunk));
+        };
+        co_await hold_while_stalled(p);
+        co_return s;
     }
     case fault::expired: {
         ++faults_;

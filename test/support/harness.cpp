@@ -199,7 +199,7 @@ std::unique_ptr<server::manager> harness::make_manager(server::manager_options o
 }
 
 std::size_t harness::open_streams() const {
-    if (opts_.transport == transport_kind::http) return srv_->http_server().streaming_count();
+    if (opts_.transport == transport_kind::http) return srv_->http_server()->streaming_count();
     std::size_t n = 0;
     for (const auto* t : state_->memory) n += t->open_streams();
     return n;

@@ -170,7 +170,7 @@ TEST_CASE("server: TLS, client certificates, tokens, watch over a socket, close_
         watch_ended = parser.is_done();
     };
     asio::co_spawn(io, watch_flow(), asio::detached);
-    REQUIRE(run_until(io, [&] { return watch_started && srv.http_server().streaming_count() == 1; }));
+    REQUIRE(run_until(io, [&] { return watch_started && srv.http_server()->streaming_count() == 1; }));
     apiserver::request_context ctx;
     ctx.now = clk.wall_now();
     ctx.field_manager = "test";
@@ -183,7 +183,7 @@ TEST_CASE("server: TLS, client certificates, tokens, watch over a socket, close_
     REQUIRE(run_until(io, [&] { return watch_ended; }));
 
     srv.stop(0ms);
-    CHECK(run_until(io, [&] { return srv.http_server().session_count() == 0; }));
+    CHECK(run_until(io, [&] { return srv.http_server()->session_count() == 0; }));
 }
 
 TEST_CASE("server: plain HTTP with minted tokens turns authentication on") {
@@ -202,5 +202,5 @@ TEST_CASE("server: plain HTTP with minted tokens turns authentication on") {
     CHECK(u->name == "bob");
     CHECK(apiserver::server::kubeconfig_yaml(*bob).find("token: " + bob->token) != std::string::npos);
     srv.stop(0ms);
-    CHECK(run_until(io, [&] { return srv.http_server().session_count() == 0; }));
+    CHECK(run_until(io, [&] { return srv.http_server()->session_count() == 0; }));
 }
