@@ -537,6 +537,14 @@ asio::awaitable<void> world::user_loop() {
     --actors_;
 }
 
+world::peer* world::running_replica_peer() {
+    std::vector<peer*> ops;
+    for (auto& r : replicas_) {
+        if (!r->exit && r->p->t) ops.push_back(r->p);
+    }
+    return ops.empty() ? nullptr : ops[rng_.below(ops.size())];
+}
+
 asio::awaitable<void> world::fault_loop() {
     ++actors_;
     while (faults_on_) {
@@ -554,12 +562,7 @@ asio::awaitable<void> world::fault_loop() {
             if (p.t) p.t->close_streams(client::stream_end::cut);
         } else if (x < 0.55) {
             // One replica partitioned away (its requests fail) while the other may take over.
-            std::vector<peer*> ops;
-            for (auto& r : replicas_) {
-                if (!r->exit && r->p->t) ops.push_back(r->p);
-            }
-            if (!ops.empty()) {
-                auto* p = ops[rng_.below(ops.size())];
+            if (auto* p = running_replica_peer()) {
                 const auto d = rng_.millis(5s, 40s);
                 p->partitioned_until = clk_.now() + d;
                 tr_.line(clk_.now(), "fault", "partition " + p->name + " for " + std::to_string(d.count()) + "ms");
@@ -572,12 +575,7 @@ asio::awaitable<void> world::fault_loop() {
             // One replica stalled (SIGSTOP, a GC pause): its timers and what
             // reaches it wait until it resumes; long enough, mostly, for the
             // other to take its lease over (15 s after its last renewal).
-            std::vector<peer*> ops;
-            for (auto& r : replicas_) {
-                if (!r->exit && r->p->t) ops.push_back(r->p);
-            }
-            if (!ops.empty()) {
-                auto* p = ops[rng_.below(ops.size())];
+            if (auto* p = running_replica_peer()) {
                 const auto d = rng_.millis(5s, 60s);
                 p->clock->stall_until(clk_.now() + d);
                 tr_.line(clk_.now(), "fault", "stall " + p->name + " for " + std::to_string(d.count()) + "ms");

@@ -178,6 +178,8 @@ private:
     void check_state();
     boost::asio::awaitable<void> user_loop();
     boost::asio::awaitable<void> fault_loop();
+    /// A running replica's peer, drawn from the seed; null when none runs.
+    peer* running_replica_peer();
     std::size_t running_replicas() const;
     bool converged_now();
     std::uint64_t writes() const;
