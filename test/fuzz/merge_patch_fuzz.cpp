@@ -57,6 +57,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (ec) return 0;
     json::value patch = json::parse(patch_text, ec);
     if (ec) return 0;
+    // Boost.JSON 1.81 parses `0e999` as NaN (and NaN != NaN): such input says
+    // nothing about the patch code, and the store refuses it (docs/testing.md).
+    if (kcoro::fuzz::has_non_finite(doc) || kcoro::fuzz::has_non_finite(patch)) return 0;
     json::value once = kcoro::apply_merge_patch(doc, patch);
     check(kcoro::apply_merge_patch(once, patch) == once, "merge patch not idempotent");
     if (!has_null(once)) {
