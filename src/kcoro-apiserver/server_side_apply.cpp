@@ -174,42 +174,63 @@ struct duplicate_finder {
     }
 };
 
-bool item_matches(const json::value& item, std::string_view key_json) {
-    const auto* o = item.if_object();
-    if (!o) return false;
+// Whether a list-map path element ("k:" body) addresses `item`: the item's
+// whole key (its key fields present, sorted) equals it, as
+// structured-merge-diff compares path elements. A partial or empty key
+// addresses nothing (found by libFuzzer: a client-written "k:{}" in
+// managedFields matched every item, so an apply pruned the item it had just
+// added).
+bool item_matches(const json::value& item, std::string_view key_json, const list_strategy& s) {
+    auto item_key = key_of_item(item, s);
+    if (!item_key) return false;
     boost::system::error_code ec;
     auto k = json::parse(key_json, ec);
-    if (ec || !k.is_object()) return false;
-    for (const auto& [name, v] : k.get_object()) {
-        const auto* iv = o->if_contains(name);
-        if (!iv || !json_equal(*iv, v)) return false;
-    }
-    return true;
+    if (ec || !k.is_object() || k.get_object().empty()) return false;
+    std::vector<std::string_view> names;
+    for (const auto& kv : k.get_object()) names.push_back(kv.key());
+    std::sort(names.begin(), names.end());
+    json::object sorted;
+    for (auto n : names) sorted[n] = k.get_object().at(n);
+    return std::string_view(*item_key).substr(2) == json::serialize(sorted);
 }
 
-json::value* child_of(json::value& cur, std::string_view e) {
+// One step down a field path. Items are addressed as their list addresses
+// them (structured-merge-diff's listItemToPathElement): a list-map's by
+// "k:", a set's values by "v:"; an element of the other kind, or any inside
+// an atomic list, addresses nothing. `schema` follows the field names.
+json::value* child_of(json::value& cur, std::string_view e, std::string& schema, const list_strategies& lists) {
     // Paths may come from client-supplied managedFields: never trust their shape.
     if (e.size() < 2) return nullptr;
     std::string_view body = e.substr(2);
     if (e.starts_with("f:")) {
         auto* o = cur.if_object();
-        return o ? o->if_contains(body) : nullptr;
+        if (!o) return nullptr;
+        schema = schema.empty() ? std::string(body) : schema + "." + std::string(body);
+        return o->if_contains(body);
     }
     if (e.starts_with("k:")) {
         auto* a = cur.if_array();
-        if (!a) return nullptr;
-        auto it = std::find_if(a->begin(), a->end(), [&](const json::value& x) { return item_matches(x, body); });
+        auto st = lists.find(schema);
+        if (!a || st == lists.end() || st->second.type != list_type::map) return nullptr;
+        auto it = std::find_if(a->begin(), a->end(), [&](const json::value& x) { return item_matches(x, body, st->second); });
         return it == a->end() ? nullptr : &*it;
     }
     return nullptr;
 }
 
-// Remove the value at a field path (a key, a list-map item or a set value).
-void remove_path(json::value& root, const field_path& p) {
+// Remove the value at a field path (a key, a list-map item or a set value),
+// as structured-merge-diff's removing walker (typed/remove.go: each item's
+// own path element, listItemToPathElement, looked up exactly; nothing inside
+// an atomic list): an item is removed only when
+// the path addresses it the way its list does (found by libFuzzer: a "v:"
+// element a client wrote into managedFields for a list-map removed the item
+// an apply had just added, so re-applying changed the object).
+void remove_path(json::value& root, const field_path& p, const list_strategies& lists) {
     auto els = p.elements();
     if (els.empty()) return;
     json::value* cur = &root;
-    for (std::size_t i = 0; i + 1 < els.size() && cur; ++i) cur = child_of(*cur, els[i]);
+    std::string schema;
+    for (std::size_t i = 0; i + 1 < els.size() && cur; ++i) cur = child_of(*cur, els[i], schema, lists);
     if (!cur) return;
     std::string_view last = els.back();
     if (last.size() < 2) return;
@@ -217,10 +238,13 @@ void remove_path(json::value& root, const field_path& p) {
     if (last.starts_with("f:")) {
         if (auto* o = cur->if_object()) o->erase(body);
     } else if (auto* a = cur->if_array()) {
+        auto st = lists.find(schema);
+        const auto type = st == lists.end() ? list_type::atomic : st->second.type;
         boost::system::error_code ec;
         json::value v = last.starts_with("v:") ? json::parse(body, ec) : json::value();
         for (auto it = a->begin(); it != a->end();) {
-            bool hit = last.starts_with("k:") ? item_matches(*it, body) : (!ec && last.starts_with("v:") && json_equal(*it, v));
+            bool hit = last.starts_with("k:") ? type == list_type::map && item_matches(*it, body, st->second)
+                                              : type == list_type::set && !ec && last.starts_with("v:") && json_equal(*it, v);
             it = hit ? a->erase(it) : it + 1;
         }
     }
@@ -476,7 +500,7 @@ result<json::object> server_side_apply(const json::object& live, const json::obj
         // (found by libFuzzer: a keyed item pruned out of the atomic list
         // just applied, so re-applying changed the object).
         if (owns_above(self.fields, p)) continue;
-        if (!owns_at_or_below(owned_elsewhere, p) && !is_item_key_field(p)) remove_path(merged_v, p);
+        if (!owns_at_or_below(owned_elsewhere, p) && !is_item_key_field(p)) remove_path(merged_v, p, lists);
     }
     json::object merged = std::move(merged_v.get_object());
 

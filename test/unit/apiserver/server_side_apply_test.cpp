@@ -378,3 +378,29 @@ TEST_CASE("a list this apply owns as a whole keeps what was applied: no pruning 
     auto twice = apply_ok(once, cfg, "m", true);
     CHECK(twice.at("spec") == once.at("spec"));
 }
+
+TEST_CASE("a path a client wrote that does not address an item as its list does prunes nothing") {
+    // Regression (libFuzzer, server_side_apply, this stop): Service ports is
+    // a list-map (keys port, protocol). The manager's last set, written by a
+    // client, held a set-value element "v:{\"port\":81}" and an empty key
+    // "k:{}"; pruning them removed the item the apply had just added (and
+    // with "k:{}" every item), so re-applying changed the object.
+    // structured-merge-diff addresses a list-map item by its whole key only.
+    for (const auto* stale : {R"("v:{\"port\":81}":{".":{}})", R"("k:{}":{".":{}})", R"("k:{\"protocol\":\"TCP\"}":{".":{}})"}) {
+        CAPTURE(stale);
+        auto live = o(std::string(R"({"apiVersion":"v1","kind":"Service","metadata":{"uid":"u","managedFields":[
+            {"manager":"m","operation":"Apply","fieldsV1":{"f:spec":{"f:ports":{)") + stale + R"(}}}}]},
+            "spec":{"ports":[{"port":80,"name":"a","protocol":"TCP"}]}})");
+        const auto cfg = R"({"apiVersion":"v1","kind":"Service","spec":{"ports":[{"port":81}]}})";
+        auto once = apply_ok(live, cfg, "m", true);
+        CHECK(json::serialize(once.at("spec").at("ports")) == R"([{"port":80,"name":"a","protocol":"TCP"},{"port":81}])");
+        auto twice = apply_ok(once, cfg, "m", true);
+        CHECK(twice.at("spec") == once.at("spec"));
+    }
+    // The item's whole key still addresses it: the manager stops applying it, it goes.
+    auto live = o(R"({"apiVersion":"v1","kind":"Service","metadata":{"uid":"u","managedFields":[
+        {"manager":"m","operation":"Apply","fieldsV1":{"f:spec":{"f:ports":{"k:{\"port\":80,\"protocol\":\"TCP\"}":{".":{},"f:port":{},"f:protocol":{}}}}}}]},
+        "spec":{"ports":[{"port":80,"protocol":"TCP"}]}})");
+    auto moved = apply_ok(live, R"({"apiVersion":"v1","kind":"Service","spec":{"ports":[{"port":81,"protocol":"TCP"}]}})", "m", true);
+    CHECK(json::serialize(moved.at("spec").at("ports")) == R"([{"port":81,"protocol":"TCP"}])");
+}
