@@ -77,6 +77,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     (void)kcoro::strategic_patch_as_go_map(patch_text);  // go_value's %v on anything
     json::value patch = json::parse(patch_text, ec);
     if (ec) return 0;
+    // Boost.JSON 1.81 parses `0e999` as NaN (and NaN != NaN): such input says
+    // nothing about the patch code, and the store refuses it (docs/testing.md).
+    if (kcoro::fuzz::has_non_finite(doc) || kcoro::fuzz::has_non_finite(patch)) return 0;
 
     const json::value before = doc;
     auto r = kcoro::apply_strategic_merge_patch(doc, patch, kcoro::builtin_list_strategies(kind));
