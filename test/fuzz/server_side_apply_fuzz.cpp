@@ -7,6 +7,8 @@
 // an Update never fails.
 #include "server_side_apply.hpp"
 
+#include "json_props.hpp"
+
 #include <kcoro/core/object.hpp>
 
 #include <boost/json/parse.hpp>
@@ -43,6 +45,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (ec || !live.is_object()) return 0;
     json::value cfg = json::parse(cfg_text, ec);
     if (ec || !cfg.is_object()) return 0;
+    // The store refuses non-finite numbers before any apply (object_store.cpp,
+    // as Go's decoder: "out of range"), and NaN never equals itself, so the
+    // re-apply property cannot hold for them.
+    if (kcoro::fuzz::has_non_finite(live) || kcoro::fuzz::has_non_finite(cfg)) return 0;
 
     if (auto entries = decode_managed_fields(live.get_object())) {
         for (const auto& e : *entries) check(from_fields_v1(to_fields_v1(e.fields)) == e.fields, "FieldsV1 round trip");
