@@ -81,23 +81,20 @@ asio::awaitable<result<reconcile_result>> reconciler::reconcile(runtime::reconci
         claims = cache_.registrations_of(ctx.key);
     }
     auto got = co_await client_.get(gateway_instances(), ctx.key);
-    if (!got) {
-        if (kcoro::is_not_found(got.error())) {
-            // Gone: nothing to converge, but what it left.
-            auto swept = sweep(ctx, orphaned_registrations(claims, "", cache_.instance_cached));
-            if (auto r = co_await std::move(swept); !r) {
-                co_return r.error();
-            }
-            co_return runtime::success();
-        }
+    if (!got && !kcoro::is_not_found(got.error())) {
         co_return got.error().with_context("get GatewayInstance " + ctx.key.str());
     }
     if (!claims.empty()) {
-        // An earlier instance of this name left a registration.
-        auto swept = sweep(ctx, orphaned_registrations(claims, kcoro::uid_of(**got), cache_.instance_cached));
+        // What an instance gone from this key left (none now lives here, or
+        // one of another uid).
+        const std::string_view live_uid = got ? kcoro::uid_of(**got) : std::string_view{};
+        auto swept = sweep(ctx, orphaned_registrations(claims, live_uid, cache_.instance_cached));
         if (auto r = co_await std::move(swept); !r) {
             co_return r.error();
         }
+    }
+    if (!got) {
+        co_return runtime::success();  // gone: nothing to converge
     }
     pass p;
     p.key = ctx.key;
