@@ -1,6 +1,7 @@
 // The machinery every simulated world shares (world.hpp).
 #include "world.hpp"
 
+#include "http/route.hpp"
 #include "store/status_errors.hpp"
 
 #include <kcoro/core/object.hpp>
@@ -27,50 +28,19 @@ std::string fmt_time(steady_time t) {
 }
 
 target_info parse_target(std::string_view method, std::string_view target) {
+    // kcoro-apiserver's own RequestInfo parsing (http/route.hpp).
     target_info t;
-    std::string_view path = target.substr(0, target.find('?'));
-    std::string_view query = target.size() > path.size() ? target.substr(path.size()) : std::string_view{};
-    std::vector<std::string_view> seg;
-    for (std::size_t i = 1; i <= path.size();) {
-        auto j = path.find('/', i);
-        if (j == std::string_view::npos) j = path.size();
-        if (j > i) seg.push_back(path.substr(i, j - i));
-        i = j + 1;
-    }
-    std::size_t idx = !seg.empty() && seg[0] == "api" ? 2 : 3;
-    if (idx + 1 < seg.size() && seg[idx] == "namespaces" && idx + 2 < seg.size()) {
-        t.ns = std::string(seg[idx + 1]);
-        idx += 2;
-    }
-    if (idx < seg.size()) t.resource = std::string(seg[idx]);
-    if (idx + 1 < seg.size()) t.name = std::string(seg[idx + 1]);
-    if (idx + 2 < seg.size()) t.sub = std::string(seg[idx + 2]);
-    const bool watch = query.find("watch=true") != std::string_view::npos;
-    if (method == "GET") t.verb = watch ? "watch" : t.name.empty() ? "list" : "get";
-    else if (method == "POST") t.verb = "create";
-    else if (method == "PUT") t.verb = "update";
-    else if (method == "PATCH") t.verb = "patch";
-    else if (method == "DELETE") t.verb = "delete";
     t.write = method != "GET";
+    auto r = apiserver::http::parse_route(method, target);
+    if (!r) return t;  // the client sends no malformed queries; the server answers 400
+    t.verb = r->verb == "deletecollection" ? "delete" : std::move(r->verb);
+    t.resource = std::move(r->resource);
+    t.ns = std::move(r->ns);
+    t.name = std::move(r->name);
+    t.sub = std::move(r->subresource);
+    const auto& rv = r->query.resource_version;
+    std::from_chars(rv.data(), rv.data() + rv.size(), t.resource_version);
     return t;
-}
-
-std::uint64_t query_resource_version(std::string_view target) {
-    const auto q = target.find('?');
-    if (q == std::string_view::npos) return 0;
-    for (auto rest = target.substr(q + 1); !rest.empty();) {
-        const auto amp = rest.find('&');
-        const auto param = rest.substr(0, amp);
-        if (param.starts_with("resourceVersion=")) {
-            std::uint64_t v = 0;
-            const auto digits = param.substr(std::string_view("resourceVersion=").size());
-            std::from_chars(digits.data(), digits.data() + digits.size(), v);
-            return v;
-        }
-        if (amp == std::string_view::npos) break;
-        rest.remove_prefix(amp + 1);
-    }
-    return 0;
 }
 
 std::string written_name(const target_info& t, const io::http_request& req) {
@@ -389,7 +359,7 @@ asio::awaitable<io::http_reply> world::intercept(peer* p, io::http_request req) 
 
     enum class fault { none, e500, e503, e429, lost_ack, read_timeout, expired, too_large };
     fault f = fault::none;
-    const std::uint64_t rv = query_resource_version(req.target);
+    const std::uint64_t rv = t.resource_version;
     if (faults_on_ && p->op) {
         const double x = rng_.real();
         if (t.verb == "watch") {

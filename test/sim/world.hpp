@@ -58,11 +58,10 @@ struct target_info {
     std::string ns;
     std::string name;
     std::string sub;
+    std::uint64_t resource_version = 0;  // the query's resourceVersion (0: absent, or not a number)
     bool write = false;
 };
 target_info parse_target(std::string_view method, std::string_view target);
-/// The resourceVersion= of a request's query (0 when absent or not a number).
-std::uint64_t query_resource_version(std::string_view target);
 /// The name a write is about: the target's, or a create's body's.
 std::string written_name(const target_info& t, const io::http_request& req);
 
