@@ -7,19 +7,20 @@
 # child deleted; then SIGCONT of the old leader: it must make
 # zero writes outside its Lease and Events (the guard refuses them, counted in
 # kcoro_leader_write_refused_total) and exit 1 (leadership lost).
-# usage: leader_sigstop_test.sh <kcoro-apiserver> <configmap-mirror>
+# The test's own reads and writes go through kcoro-ctl, built with the tree,
+# so the test runs on every machine (kubectl is not a build dependency).
+# usage: leader_sigstop_test.sh <kcoro-apiserver> <configmap-mirror> <kcoro-ctl>
 set -u
 SERVER_BIN=$1
 MIRROR_BIN=$2
-KUBECTL=${KUBECTL:-kubectl}
-command -v "$KUBECTL" >/dev/null || { echo "kubectl not found: skipped"; exit 77; }
+CTL_BIN=$3
 
 . "$(dirname "$0")/../support/start_apiserver.sh"
 TOKENS=$(mktemp)
 printf 'token-a,replica-a,uid-a,"system:masters"\ntoken-b,replica-b,uid-b,"system:masters"\n' > "$TOKENS"
 start_apiserver "$SERVER_BIN" --tokens "$TOKENS"
 rm -f "$TOKENS"
-k() { "$KUBECTL" --kubeconfig "$KCFG" --request-timeout=10s "$@"; }
+k() { "$CTL_BIN" --kubeconfig "$KCFG" -n default "$@"; }
 # A kubeconfig with a bearer token instead of the admin's client certificate.
 with_token() {
     grep -v -e 'client-certificate-data' -e 'client-key-data' "$KCFG" | sed "s/^  user:\$/  user:\n    token: $1/" > "$2"
@@ -47,26 +48,27 @@ PIDS="$A $B"
 wait_for 10 grep -q 'attempting to acquire leader lease' "$WORK/b.log" || fail "replica b did not start"
 echo "ok   - a leads, b stands by"
 
-parent() { # a parent ConfigMap, created with kubectl apply (JSON on the wire)
-    printf 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: %s\n  labels:\n    app.example.io/managed: "true"\ndata:\n  k: v\n' "$1" |
-        k apply -f - >/dev/null
+parent() { # a parent ConfigMap, created by server-side apply
+    printf 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: %s\n  labels:\n    app.example.io/managed: "true"\ndata:\n  k: v\n' "$1" \
+        > "$WORK/$1.yaml"
+    k apply -f "$WORK/$1.yaml" >/dev/null
 }
 parent p1
-wait_for 10 k get configmap p1-observed || fail "the leader did not mirror p1"
+wait_for 10 k get configmaps p1-observed || fail "the leader did not mirror p1"
 echo "ok   - a mirrors p1"
 
 kill -STOP "$A"
 STOPPED_AT=$(wc -l < "$WORK/server.log")
 parent p2
 wait_for 40 grep -q 'successfully acquired lease' "$WORK/b.log" || fail "b never took over"
-wait_for 10 k get configmap p2-observed || fail "the new leader did not mirror p2"
+wait_for 10 k get configmaps p2-observed || fail "the new leader did not mirror p2"
 echo "ok   - a stopped; b took over and mirrors p2"
 
 # Give the old leader something to write when it resumes: with the new
 # leader paused too, a child is deleted; the old leader's informer sees it
 # and its reconcile would recreate it (the guard must refuse that).
 kill -STOP "$B"
-k delete configmap p1-observed >/dev/null || fail "delete p1-observed"
+k delete configmaps p1-observed >/dev/null || fail "delete p1-observed"
 kill -CONT "$A"
 wait "$A"
 CODE=$?
@@ -88,7 +90,7 @@ for line in sys.stdin:
 sys.exit(0 if n == 0 else 1)') || fail "the old leader wrote after SIGSTOP: $WRITES"
 echo "ok   - the old leader made no write after SIGCONT"
 kill -CONT "$B"
-wait_for 20 k get configmap p1-observed || fail "the new leader did not repair p1-observed"
+wait_for 20 k get configmaps p1-observed || fail "the new leader did not repair p1-observed"
 echo "ok   - the new leader repairs p1-observed"
 if grep -q 'Write refused' "$WORK/a.log"; then
     echo "ok   - (its guard refused $(grep -c 'Write refused' "$WORK/a.log") write(s))"
