@@ -1,6 +1,8 @@
 // Request/response exchanges over pooled keep-alive connections.
 #include "detail/connection.hpp"
 
+#include <boost/asio/ssl/error.hpp>
+
 namespace kcoro::client {
 
 using namespace detail;
