@@ -12,7 +12,7 @@
 namespace typed = kcoro::typed;
 using typed::field;
 
-namespace sample {
+namespace annotations_sample {
 struct s {
     std::string service_type;
     std::string namespace_;
@@ -41,21 +41,21 @@ struct clash {
     typed::unknown_fields unknown;
 };
 BOOST_DESCRIBE_STRUCT(clash, (), (a_b, aB))
-} // namespace sample
+} // namespace annotations_sample
 
 namespace d = kcoro::typed::detail;
 
 // The names are compile-time constants.
-static_assert(d::member_names<sample::s>::value[0] == "serviceType");
-static_assert(d::member_names<sample::s>::value[1] == "namespace");
-static_assert(d::member_names<sample::s>::value[2] == "clusterIP");
-static_assert(d::enum_names<sample::e>::names[0] == "ClusterIP");
-static_assert(d::enum_names<sample::e>::names[1] == "RollingUpdate");
-static_assert(d::enum_names<sample::e>::names[2] == "True");
-static_assert(d::enum_names<sample::e>::names[3] == "A");
-static_assert(d::annotations_valid<sample::s>());
-static_assert(!d::annotations_valid<sample::bad>(), "a table naming no member is refused");
-static_assert(!d::annotations_valid<sample::clash>(), "two members with one JSON name are refused");
+static_assert(d::member_names<annotations_sample::s>::value[0] == "serviceType");
+static_assert(d::member_names<annotations_sample::s>::value[1] == "namespace");
+static_assert(d::member_names<annotations_sample::s>::value[2] == "clusterIP");
+static_assert(d::enum_names<annotations_sample::e>::names[0] == "ClusterIP");
+static_assert(d::enum_names<annotations_sample::e>::names[1] == "RollingUpdate");
+static_assert(d::enum_names<annotations_sample::e>::names[2] == "True");
+static_assert(d::enum_names<annotations_sample::e>::names[3] == "A");
+static_assert(d::annotations_valid<annotations_sample::s>());
+static_assert(!d::annotations_valid<annotations_sample::bad>(), "a table naming no member is refused");
+static_assert(!d::annotations_valid<annotations_sample::clash>(), "two members with one JSON name are refused");
 
 TEST_CASE("case conversion") {
     CHECK(d::convert_case<32>("service_type", false).view() == "serviceType");
@@ -68,14 +68,14 @@ TEST_CASE("case conversion") {
 }
 
 TEST_CASE("a field's annotations are found by member name; others get none") {
-    constexpr auto ip = d::annotation_of<sample::s>("cluster_ip");
+    constexpr auto ip = d::annotation_of<annotations_sample::s>("cluster_ip");
     static_assert(ip.name == "clusterIP");
     CHECK(ip.description == "d");
-    constexpr auto x = d::annotation_of<sample::s>("x");
+    constexpr auto x = d::annotation_of<annotations_sample::s>("x");
     CHECK(x.required);
     CHECK(x.minimum == 1);
     CHECK(x.maximum == 2);
-    constexpr auto none = d::annotation_of<sample::s>("service_type");
+    constexpr auto none = d::annotation_of<annotations_sample::s>("service_type");
     CHECK_FALSE(none.required);
     CHECK(none.name.empty());
 }

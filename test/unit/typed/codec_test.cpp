@@ -9,7 +9,7 @@
 namespace json = boost::json;
 namespace typed = kcoro::typed;
 
-namespace sample {
+namespace codec_sample {
 
 enum class service_type { cluster_ip, node_port, load_balancer };
 BOOST_DESCRIBE_ENUM(service_type, cluster_ip, node_port, load_balancer)
@@ -100,7 +100,7 @@ struct widget {
 BOOST_DESCRIBE_STRUCT(widget, (), (size))
 KCORO_RESOURCE(widget, resource("example.com", "v1", "Widget", "widgets"))
 
-} // namespace sample
+} // namespace codec_sample
 
 namespace {
 
@@ -122,7 +122,7 @@ TEST_CASE("every type mapping decodes, and encodes back to the same JSON") {
       "counts":{"a":1,"b":2},"nested":{"note":"n"},"maybeNested":{},"raw":[1,{"k":null}],
       "rawObject":{"any":{"deep":[true]}},"rawArray":[1,"two"],"amount":"500m","port":"http",
       "since":"2026-03-02T09:14:07+02:00","blob":"AAECAw==","namespace":"ns","clusterIP":"10.0.0.1"})";
-    auto r = decode<sample::all_types>(text);
+    auto r = decode<codec_sample::all_types>(text);
     REQUIRE_MESSAGE(r.has_value(), (r ? "" : typed::describe(r.error())));
     const auto& v = *r;
     CHECK(v.text == "hello");
@@ -131,11 +131,11 @@ TEST_CASE("every type mapping decodes, and encodes back to the same JSON") {
     CHECK(v.big == 9007199254740993);
     CHECK(v.unsigned_ == 4000000000u);
     CHECK(v.ratio == 0.25);
-    CHECK(v.service == sample::service_type::node_port);
-    CHECK(v.state == sample::phase::true_);
+    CHECK(v.service == codec_sample::service_type::node_port);
+    CHECK(v.state == codec_sample::phase::true_);
     CHECK(v.maybe == 0);
     CHECK(v.words == std::vector<std::string>{"a", "b"});
-    CHECK(v.items == std::vector<sample::item>{{"x", 2, {}}});
+    CHECK(v.items == std::vector<codec_sample::item>{{"x", 2, {}}});
     CHECK(v.counts == std::map<std::string, std::int64_t>{{"a", 1}, {"b", 2}});
     CHECK(v.nested.note == "n");
     REQUIRE(v.maybe_nested.has_value());
@@ -153,8 +153,8 @@ TEST_CASE("every type mapping decodes, and encodes back to the same JSON") {
 }
 
 TEST_CASE("names: camelCase of the member, a trailing underscore escapes a keyword, explicit names win") {
-    sample::all_types v;
-    v.maybe_nested = sample::inner{"x", {}};
+    codec_sample::all_types v;
+    v.maybe_nested = codec_sample::inner{"x", {}};
     v.namespace_ = "ns";
     v.cluster_ip = "ip";
     v.unsigned_ = 1;
@@ -165,22 +165,22 @@ TEST_CASE("names: camelCase of the member, a trailing underscore escapes a keywo
     CHECK(o.contains("unsigned"));
     CHECK_FALSE(o.contains("cluster_ip"));
     CHECK_FALSE(o.contains("clusterIp"));
-    CHECK(typed::to_json(sample::phase::running) == "Running");
-    CHECK(typed::to_json(sample::phase::true_) == "True");
-    CHECK(typed::to_json(sample::service_type::cluster_ip) == "ClusterIP");
-    CHECK(typed::to_json(sample::service_type::load_balancer) == "LoadBalancer");
+    CHECK(typed::to_json(codec_sample::phase::running) == "Running");
+    CHECK(typed::to_json(codec_sample::phase::true_) == "True");
+    CHECK(typed::to_json(codec_sample::service_type::cluster_ip) == "ClusterIP");
+    CHECK(typed::to_json(codec_sample::service_type::load_balancer) == "LoadBalancer");
 }
 
 TEST_CASE("tolerant: missing and null members keep their defaults") {
-    auto r = decode<sample::defaults>(R"({"replicas":null})");
+    auto r = decode<codec_sample::defaults>(R"({"replicas":null})");
     REQUIRE(r.has_value());
     CHECK(r->image == "nginx");
     CHECK(r->replicas == 1);
     CHECK(r->on);
-    auto empty = decode<sample::all_types>("{}");
+    auto empty = decode<codec_sample::all_types>("{}");
     REQUIRE(empty.has_value());
-    CHECK(*empty == sample::all_types{});
-    auto null_root = decode<sample::defaults>("null");
+    CHECK(*empty == codec_sample::all_types{});
+    auto null_root = decode<codec_sample::defaults>("null");
     REQUIRE(null_root.has_value());
     CHECK(null_root->replicas == 1);
 }
@@ -188,7 +188,7 @@ TEST_CASE("tolerant: missing and null members keep their defaults") {
 TEST_CASE("unknown members are kept at every level and written back") {
     constexpr std::string_view text = R"({"text":"t","future":{"a":[1,2]},"items":[{"name":"x","extra":true}],
       "nested":{"note":"n","added":"by another writer"}})";
-    auto r = decode<sample::all_types>(text);
+    auto r = decode<codec_sample::all_types>(text);
     REQUIRE(r.has_value());
     CHECK(r->unknown.at("future").at("a").as_array().size() == 2);
     CHECK(r->items[0].unknown.at("extra") == true);
@@ -211,7 +211,7 @@ TEST_CASE("present but empty members survive a round trip as they were") {
     constexpr std::string_view text =
         R"({"text":"","words":[],"counts":{},"nested":{},"maybe":null,"since":null,
       "rawObject":{},"amount":null})";
-    auto r = decode<sample::all_types>(text);
+    auto r = decode<codec_sample::all_types>(text);
     REQUIRE(r.has_value());
     auto expected = json::parse(text).as_object();
     // numbers, booleans and enums are always written
@@ -231,10 +231,10 @@ TEST_CASE("present but empty members survive a round trip as they were") {
 }
 
 TEST_CASE("encoding omits empty strings, lists, maps and structs; writes numbers, booleans, required") {
-    sample::emission e;
+    codec_sample::emission e;
     auto o = typed::to_object(e);
     CHECK(o == json::parse(R"({"zero":0,"off":false,"noneKept":[],"requiredText":""})"));
-    e.present_inner = sample::inner{};
+    e.present_inner = codec_sample::inner{};
     e.present_zero = 0;
     e.zero_omitted = 3;
     o = typed::to_object(e);
@@ -244,76 +244,76 @@ TEST_CASE("encoding omits empty strings, lists, maps and structs; writes numbers
 }
 
 TEST_CASE("a resource writes apiVersion and kind first, and checks them when present") {
-    sample::widget w;
+    codec_sample::widget w;
     w.size = "L";
     auto o = typed::to_object(w);
     REQUIRE(o.size() == 3);
     CHECK(o.begin()->key() == "apiVersion");
     CHECK(o.at("apiVersion") == "example.com/v1");
     CHECK(o.at("kind") == "Widget");
-    auto ok = decode<sample::widget>(R"({"apiVersion":"example.com/v1","kind":"Widget","size":"M"})");
+    auto ok = decode<codec_sample::widget>(R"({"apiVersion":"example.com/v1","kind":"Widget","size":"M"})");
     REQUIRE(ok.has_value());
     CHECK(ok->unknown.empty());
-    CHECK(decode<sample::widget>(R"({"size":"M"})").has_value()); // list items lack them
-    CHECK(errors_of<sample::widget>(R"({"apiVersion":"example.com/v2","kind":"Gadget"})") ==
+    CHECK(decode<codec_sample::widget>(R"({"size":"M"})").has_value()); // list items lack them
+    CHECK(errors_of<codec_sample::widget>(R"({"apiVersion":"example.com/v2","kind":"Gadget"})") ==
           "apiVersion: expected \"example.com/v1\", got \"example.com/v2\"; kind: expected \"Widget\", got "
           "\"Gadget\"");
-    CHECK(errors_of<sample::widget>(R"({"kind":7})") == "kind: expected \"Widget\", got 7");
+    CHECK(errors_of<codec_sample::widget>(R"({"kind":7})") == "kind: expected \"Widget\", got 7");
 }
 
 TEST_CASE("errors name the path and what was expected") {
-    CHECK(errors_of<sample::all_types>(R"({"small":"two"})") == "small: expected an integer, got \"two\"");
-    CHECK(errors_of<sample::all_types>(R"({"small":3000000000})") ==
+    CHECK(errors_of<codec_sample::all_types>(R"({"small":"two"})") == "small: expected an integer, got \"two\"");
+    CHECK(errors_of<codec_sample::all_types>(R"({"small":3000000000})") ==
           "small: expected a 32-bit integer, got 3000000000");
-    CHECK(errors_of<sample::all_types>(R"({"small":1.5})") == "small: expected an integer, got 1.5E0");
-    CHECK(errors_of<sample::all_types>(R"({"small":3.0})") == "decoded");
-    CHECK(errors_of<sample::all_types>(R"({"unsigned":-1})") ==
+    CHECK(errors_of<codec_sample::all_types>(R"({"small":1.5})") == "small: expected an integer, got 1.5E0");
+    CHECK(errors_of<codec_sample::all_types>(R"({"small":3.0})") == "decoded");
+    CHECK(errors_of<codec_sample::all_types>(R"({"unsigned":-1})") ==
           "unsigned: expected an unsigned 32-bit integer, got -1");
-    CHECK(errors_of<sample::all_types>(R"({"big":18446744073709551615})") ==
+    CHECK(errors_of<codec_sample::all_types>(R"({"big":18446744073709551615})") ==
           "big: expected an integer, got 18446744073709551615");
-    CHECK(errors_of<sample::all_types>(R"({"text":5})") == "text: expected a string, got 5");
-    CHECK(errors_of<sample::all_types>(R"({"flag":"yes"})") == "flag: expected a boolean, got \"yes\"");
-    CHECK(errors_of<sample::all_types>(R"({"ratio":"half"})") == "ratio: expected a number, got \"half\"");
-    CHECK(errors_of<sample::all_types>(R"({"service":"Ingress"})") ==
+    CHECK(errors_of<codec_sample::all_types>(R"({"text":5})") == "text: expected a string, got 5");
+    CHECK(errors_of<codec_sample::all_types>(R"({"flag":"yes"})") == "flag: expected a boolean, got \"yes\"");
+    CHECK(errors_of<codec_sample::all_types>(R"({"ratio":"half"})") == "ratio: expected a number, got \"half\"");
+    CHECK(errors_of<codec_sample::all_types>(R"({"service":"Ingress"})") ==
           "service: expected one of ClusterIP, NodePort, LoadBalancer, got \"Ingress\"");
-    CHECK(errors_of<sample::all_types>(R"({"service":1})") ==
+    CHECK(errors_of<codec_sample::all_types>(R"({"service":1})") ==
           "service: expected one of ClusterIP, NodePort, LoadBalancer, got 1");
-    CHECK(errors_of<sample::all_types>(R"({"words":"a"})") == "words: expected a list, got \"a\"");
-    CHECK(errors_of<sample::all_types>(R"({"words":["a",2]})") == "words[1]: expected a string, got 2");
-    CHECK(errors_of<sample::all_types>(R"({"items":[{},{"count":[]}]})") ==
+    CHECK(errors_of<codec_sample::all_types>(R"({"words":"a"})") == "words: expected a list, got \"a\"");
+    CHECK(errors_of<codec_sample::all_types>(R"({"words":["a",2]})") == "words[1]: expected a string, got 2");
+    CHECK(errors_of<codec_sample::all_types>(R"({"items":[{},{"count":[]}]})") ==
           "items[1].count: expected an integer, got a list");
-    CHECK(errors_of<sample::all_types>(R"({"counts":{"app":"x"}})") ==
+    CHECK(errors_of<codec_sample::all_types>(R"({"counts":{"app":"x"}})") ==
           "counts[app]: expected an integer, got \"x\"");
-    CHECK(errors_of<sample::all_types>(R"({"counts":[]})") == "counts: expected an object, got a list");
-    CHECK(errors_of<sample::all_types>(R"({"nested":"n"})") == "nested: expected an object, got \"n\"");
-    CHECK(errors_of<sample::all_types>(R"({"maybeNested":{"note":false}})") ==
+    CHECK(errors_of<codec_sample::all_types>(R"({"counts":[]})") == "counts: expected an object, got a list");
+    CHECK(errors_of<codec_sample::all_types>(R"({"nested":"n"})") == "nested: expected an object, got \"n\"");
+    CHECK(errors_of<codec_sample::all_types>(R"({"maybeNested":{"note":false}})") ==
           "maybeNested.note: expected a string, got false");
-    CHECK(errors_of<sample::all_types>(R"({"rawObject":[1]})") ==
+    CHECK(errors_of<codec_sample::all_types>(R"({"rawObject":[1]})") ==
           "rawObject: expected an object, got a list");
-    CHECK(errors_of<sample::all_types>(R"({"rawArray":{}})") == "rawArray: expected a list, got an object");
-    CHECK(errors_of<sample::all_types>(R"({"amount":"lots"})") ==
+    CHECK(errors_of<codec_sample::all_types>(R"({"rawArray":{}})") == "rawArray: expected a list, got an object");
+    CHECK(errors_of<codec_sample::all_types>(R"({"amount":"lots"})") ==
           "amount: expected a quantity (such as 500m or 1Gi), got \"lots\"");
-    CHECK(errors_of<sample::all_types>(R"({"port":true})") ==
+    CHECK(errors_of<codec_sample::all_types>(R"({"port":true})") ==
           "port: expected an integer or a string, got true");
-    CHECK(errors_of<sample::all_types>(R"({"since":"yesterday"})") ==
+    CHECK(errors_of<codec_sample::all_types>(R"({"since":"yesterday"})") ==
           "since: expected an RFC 3339 time, got \"yesterday\"");
-    CHECK(errors_of<sample::all_types>(R"({"blob":"%%%"})") == "blob: expected base64 data, got \"%%%\"");
-    CHECK(errors_of<sample::all_types>("[]") == "expected an object, got a list");
+    CHECK(errors_of<codec_sample::all_types>(R"({"blob":"%%%"})") == "blob: expected base64 data, got \"%%%\"");
+    CHECK(errors_of<codec_sample::all_types>("[]") == "expected an object, got a list");
     std::string long_text(200, 'x');
-    auto msg = errors_of<sample::all_types>(R"({"small":")" + long_text + "\"}");
+    auto msg = errors_of<codec_sample::all_types>(R"({"small":")" + long_text + "\"}");
     CHECK(msg.size() < 120);
     CHECK(msg.find("...\"") != std::string::npos);
 }
 
 TEST_CASE("every error is reported, in document order, up to a bound") {
-    CHECK(errors_of<sample::all_types>(R"({"text":1,"flag":2,"items":[{"name":3}]})") ==
+    CHECK(errors_of<codec_sample::all_types>(R"({"text":1,"flag":2,"items":[{"name":3}]})") ==
           "text: expected a string, got 1; flag: expected a boolean, got 2; items[0].name: expected a "
           "string, got 3");
     json::array many;
     for (int i = 0; i < 100; ++i)
         many.emplace_back(i);
     json::object o{{"words", many}};
-    auto r = typed::from_json<sample::all_types>(o);
+    auto r = typed::from_json<codec_sample::all_types>(o);
     REQUIRE_FALSE(r.has_value());
     REQUIRE(r.error().size() == typed::max_decode_errors + 1);
     CHECK(r.error().back().message == "and 36 more errors");
@@ -322,13 +322,13 @@ TEST_CASE("every error is reported, in document order, up to a bound") {
 
 TEST_CASE("a part of an object decodes with its paths prefixed") {
     auto v = json::parse(R"({"spec":{"items":[{"count":"x"}]}})");
-    auto r = typed::from_json<sample::all_types>(v.at("spec"), "spec");
+    auto r = typed::from_json<codec_sample::all_types>(v.at("spec"), "spec");
     REQUIRE_FALSE(r.has_value());
     CHECK(typed::describe(r.error()) == "spec.items[0].count: expected an integer, got \"x\"");
 }
 
 TEST_CASE("decode() goes as far as it can: failed members keep their defaults") {
-    sample::all_types v;
+    codec_sample::all_types v;
     v.text = "stale";
     auto errors =
         typed::decode(json::parse(R"({"small":"two","items":[{"name":"ok","count":"bad"}],"big":5})"), v);

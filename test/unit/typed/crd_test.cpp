@@ -9,7 +9,7 @@
 namespace typed = kcoro::typed;
 namespace json = boost::json;
 
-namespace sample {
+namespace crd_sample {
 struct thing_spec {
     std::int32_t size = 1;
     typed::unknown_fields unknown;
@@ -38,10 +38,10 @@ KCORO_RESOURCE(widget, resource("example.com", "v1", "Widget", "widgets")
                            .short_names("wd")
                            .categories("all", "example")
                            .status_subresource())
-} // namespace sample
+} // namespace crd_sample
 
 TEST_CASE("a cluster-scoped CRD with a column and no subresources") {
-    auto c = typed::crd<sample::thing>();
+    auto c = typed::crd<crd_sample::thing>();
     auto expected = json::parse(R"({
       "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
       "metadata": {"name": "things.example.com"},
@@ -56,11 +56,11 @@ TEST_CASE("a cluster-scoped CRD with a column and no subresources") {
             "spec": {"type": "object", "properties": {
               "size": {"type": "integer", "format": "int32", "default": 1, "minimum": 1}}}}}}}]}})");
     CHECK_MESSAGE(c == expected, json::serialize(c));
-    CHECK(typed::crd_file_name<sample::thing>() == "example.com_things.yaml");
+    CHECK(typed::crd_file_name<crd_sample::thing>() == "example.com_things.yaml");
 }
 
 TEST_CASE("names, categories, the status subresource, the root description") {
-    auto c = typed::crd<sample::widget>();
+    auto c = typed::crd<crd_sample::widget>();
     const auto& spec = c.at("spec").as_object();
     CHECK(spec.at("scope") == "Namespaced");
     CHECK(spec.at("names").at("shortNames") == json::parse(R"(["wd"])"));

@@ -13,7 +13,7 @@
 namespace typed = kcoro::typed;
 namespace fs = std::filesystem;
 
-namespace sample {
+namespace crdgen_sample {
 struct thing {
     typed::object_meta metadata;
     std::string size;
@@ -21,7 +21,7 @@ struct thing {
 };
 BOOST_DESCRIBE_STRUCT(thing, (), (metadata, size))
 KCORO_RESOURCE(thing, resource("example.com", "v1", "Thing", "things"))
-} // namespace sample
+} // namespace crdgen_sample
 
 namespace {
 
@@ -49,7 +49,7 @@ run_result run(std::vector<std::string_view> args) {
     o.program = "thing-crdgen";
     o.source = "sample.hpp";
     o.regenerate = "make crds";
-    std::array files{typed::crd_file<sample::thing>(o)};
+    std::array files{typed::crd_file<crdgen_sample::thing>(o)};
     std::ostringstream out, err;
     int code = typed::run_crdgen(files, args, o, out, err);
     return {code, out.str(), err.str()};

@@ -9,7 +9,7 @@
 namespace typed = kcoro::typed;
 namespace json = boost::json;
 
-namespace sample {
+namespace list_sample {
 struct thing {
     typed::object_meta metadata;
     std::string data;
@@ -17,14 +17,14 @@ struct thing {
 };
 BOOST_DESCRIBE_STRUCT(thing, (), (metadata, data))
 KCORO_RESOURCE(thing, resource("example.com", "v1", "Thing", "things"))
-} // namespace sample
+} // namespace list_sample
 
 TEST_CASE("a list answer decodes: items without kind, the list's own kind kept") {
     constexpr std::string_view text = R"({"apiVersion":"example.com/v1","kind":"ThingList",
       "metadata":{"resourceVersion":"77","continue":"tok","remainingItemCount":3},
       "items":[{"metadata":{"name":"a"},"data":"x"},{"apiVersion":"example.com/v1","kind":"Thing","metadata":{"name":"b"}}]})";
     auto v = json::parse(text);
-    auto l = typed::from_json<typed::list<sample::thing>>(v);
+    auto l = typed::from_json<typed::list<list_sample::thing>>(v);
     REQUIRE_MESSAGE(l.has_value(), (l ? "" : typed::describe(l.error())));
     CHECK(l->metadata.resource_version == "77");
     CHECK(l->metadata.continue_ == "tok");
@@ -40,7 +40,7 @@ TEST_CASE("a list answer decodes: items without kind, the list's own kind kept")
 }
 
 TEST_CASE("an item of the wrong kind is an error with its index") {
-    auto l = typed::from_json<typed::list<sample::thing>>(json::parse(R"({"items":[{},{"kind":"Other"}]})"));
+    auto l = typed::from_json<typed::list<list_sample::thing>>(json::parse(R"({"items":[{},{"kind":"Other"}]})"));
     REQUIRE_FALSE(l.has_value());
     CHECK(typed::describe(l.error()) == "items[1].kind: expected \"Thing\", got \"Other\"");
 }

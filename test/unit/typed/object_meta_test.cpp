@@ -8,14 +8,14 @@
 namespace typed = kcoro::typed;
 namespace json = boost::json;
 
-namespace sample {
+namespace object_meta_sample {
 struct owner {
     typed::object_meta metadata;
     typed::unknown_fields unknown;
 };
 BOOST_DESCRIBE_STRUCT(owner, (), (metadata))
 KCORO_RESOURCE(owner, resource("gateway.kcoro.dev", "v1alpha1", "GatewayInstance", "gatewayinstances"))
-} // namespace sample
+} // namespace object_meta_sample
 
 namespace {
 constexpr std::string_view server_meta = R"({
@@ -83,7 +83,7 @@ TEST_CASE("controller owner references") {
     CHECK_FALSE(m.is_controlled_by("u-0"));
     CHECK(typed::object_meta{}.controller() == nullptr);
 
-    sample::owner o;
+    object_meta_sample::owner o;
     o.metadata.name = "gi";
     o.metadata.uid = "u-9";
     auto ref = typed::controller_reference(o);

@@ -5,7 +5,7 @@
 
 namespace typed = kcoro::typed;
 
-namespace sample {
+namespace resource_traits_sample {
 struct core_thing {
     typed::unknown_fields unknown;
 };
@@ -25,15 +25,15 @@ struct plain {
     typed::unknown_fields unknown;
 };
 BOOST_DESCRIBE_STRUCT(plain, (), ())
-} // namespace sample
+} // namespace resource_traits_sample
 
-static_assert(typed::resource_type<sample::custom>);
-static_assert(!typed::resource_type<sample::plain>);
-static_assert(typed::resource_traits<sample::core_thing>::api_version == "v1");
-static_assert(typed::resource_traits<sample::custom>::api_version == "gateway.kcoro.dev/v1alpha1");
+static_assert(typed::resource_type<resource_traits_sample::custom>);
+static_assert(!typed::resource_type<resource_traits_sample::plain>);
+static_assert(typed::resource_traits<resource_traits_sample::core_thing>::api_version == "v1");
+static_assert(typed::resource_traits<resource_traits_sample::custom>::api_version == "gateway.kcoro.dev/v1alpha1");
 
 TEST_CASE("a core resource") {
-    using t = typed::resource_traits<sample::core_thing>;
+    using t = typed::resource_traits<resource_traits_sample::core_thing>;
     CHECK(t::namespaced);
     CHECK(t::gvk() == kcoro::group_version_kind{"", "v1", "ConfigMap"});
     CHECK(t::gvr() == kcoro::resources::configmaps());
@@ -43,7 +43,7 @@ TEST_CASE("a core resource") {
 }
 
 TEST_CASE("a custom resource with explicit names") {
-    using t = typed::resource_traits<sample::custom>;
+    using t = typed::resource_traits<resource_traits_sample::custom>;
     CHECK_FALSE(t::namespaced);
     CHECK(t::gvr() == kcoro::group_version_resource{"gateway.kcoro.dev", "v1alpha1", "gatewayinstances"});
     CHECK(t::resource_name() == "gatewayinstances.gateway.kcoro.dev");

@@ -9,7 +9,7 @@
 namespace typed = kcoro::typed;
 namespace json = boost::json;
 
-namespace sample {
+namespace schema_check_sample {
 
 struct port {
     std::string name;
@@ -68,19 +68,19 @@ widget decode(std::string_view spec_json) {
     return *w;
 }
 
-} // namespace sample
+} // namespace schema_check_sample
 
 TEST_CASE("an object within every bound has no errors") {
-    auto w = sample::decode(R"({"image":"nginx","replicas":50,"budget":1,"weight":9,"mode":"fast",
+    auto w = schema_check_sample::decode(R"({"image":"nginx","replicas":50,"budget":1,"weight":9,"mode":"fast",
       "tags":["t1","t2"],"limits":{"cpu":9},"ports":[{"name":"http","number":65535}]})");
     CHECK(typed::check_schema(w).empty());
     CHECK(typed::check(w).empty());
 }
 
 TEST_CASE("every bound is reported with its path, in declaration order, in the API server's words") {
-    auto w = sample::decode(R"({"image":"a very long image","replicas":51,"budget":0,"weight":10,"mode":"slow",
+    auto w = schema_check_sample::decode(R"({"image":"a very long image","replicas":51,"budget":0,"weight":10,"mode":"slow",
       "tags":["x","t2","t3"],"limits":{"cpu":10,"mem":1},"ports":[{"name":"HTTP","number":0},{"number":2}]})");
-    CHECK(sample::described(typed::check_schema(w)) ==
+    CHECK(schema_check_sample::described(typed::check_schema(w)) ==
           std::vector<std::string>{
               "spec.image: may not be more than 8 bytes",
               "spec.replicas: should be less than or equal to 50",
@@ -104,14 +104,14 @@ TEST_CASE("every bound is reported with its path, in declaration order, in the A
 }
 
 TEST_CASE("empty strings were absent: only required applies; lists below their minimum are reported") {
-    auto w = sample::decode(R"({"replicas":-1})");
-    CHECK(sample::described(typed::check_schema(w)) ==
+    auto w = schema_check_sample::decode(R"({"replicas":-1})");
+    CHECK(schema_check_sample::described(typed::check_schema(w)) ==
           std::vector<std::string>{"spec.image: Required value", "spec.replicas: should be greater than or equal to 0",
                                    "spec.ports: should have at least 1 items"});
 }
 
 TEST_CASE("a string too long to match is reported, not matched") {
-    sample::widget w = sample::decode(R"({"image":"nginx","ports":[{"name":"a"}]})");
+    schema_check_sample::widget w = schema_check_sample::decode(R"({"image":"nginx","ports":[{"name":"a"}]})");
     w.spec_.ports[0].name = std::string(5000, 'a');
     auto errors = typed::check_schema(w);
     REQUIRE(errors.size() == 1);
@@ -119,11 +119,11 @@ TEST_CASE("a string too long to match is reported, not matched") {
 }
 
 TEST_CASE("check: the schema's errors, then the type's own") {
-    auto w = sample::decode(R"({"image":"x","replicas":0,"mode":"safe","ports":[{"name":"a"}]})");
-    CHECK(sample::described(typed::check(w)) ==
+    auto w = schema_check_sample::decode(R"({"image":"x","replicas":0,"mode":"safe","ports":[{"name":"a"}]})");
+    CHECK(schema_check_sample::described(typed::check(w)) ==
           std::vector<std::string>{"spec.image: should be at least 3 chars long", "spec.mode: safe needs a replica"});
     auto v = json::parse(R"({"metadata":{"name":"w"},"spec":{"image":"nginx","ports":[{"name":"a"}],"replicas":99}})");
-    auto checked = typed::decode_valid<sample::widget>(v.as_object());
+    auto checked = typed::decode_valid<schema_check_sample::widget>(v.as_object());
     REQUIRE_FALSE(checked.has_value());
     CHECK(typed::describe(checked.error()) == "spec.replicas: should be less than or equal to 50");
 }

@@ -9,7 +9,7 @@
 namespace typed = kcoro::typed;
 namespace json = boost::json;
 
-namespace sample {
+namespace schema_sample {
 
 enum class mode { fast, safe_mode };
 BOOST_DESCRIBE_ENUM(mode, fast, safe_mode)
@@ -61,10 +61,10 @@ struct bad_default {
 BOOST_DESCRIBE_STRUCT(bad_default, (), (x))
 KCORO_FIELDS(bad_default, field("x").default_json("{nope"))
 
-} // namespace sample
+} // namespace schema_sample
 
 TEST_CASE("every type and annotation in the OpenAPI schema") {
-    auto s = typed::openapi_schema<sample::all>();
+    auto s = typed::openapi_schema<schema_sample::all>();
     auto expected = json::parse(R"({
       "type": "object",
       "required": ["status"],
@@ -103,5 +103,5 @@ TEST_CASE("every type and annotation in the OpenAPI schema") {
 }
 
 TEST_CASE("a default that is not JSON fails generation loudly") {
-    CHECK_THROWS_AS(typed::openapi_schema<sample::bad_default>(), std::invalid_argument);
+    CHECK_THROWS_AS(typed::openapi_schema<schema_sample::bad_default>(), std::invalid_argument);
 }
