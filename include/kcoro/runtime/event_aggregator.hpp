@@ -9,7 +9,12 @@
 //  - the second turns it into a series: a patch {"series":{"count":2,
 //    "lastObservedTime":...}} (and a create with the series if the patch
 //    finds the Event gone);
-//  - later ones only count in memory (count, lastObservedTime);
+//  - later ones only count in memory (count, lastObservedTime), unless
+//    their note differs from the one last written: then the series is
+//    patched at once with the new note (a write, so it spends a token of
+//    the rate limit below), so the Event shows the latest note. (client-go
+//    keeps the first note; a controller's "repaired drift of X: <what>"
+//    reads better with the latest.)
 //  - tick(): every 30 min every series is written again (refresh); a series
 //    not observed for 6 min gets its final count written and is forgotten;
 //    a single event older than 6 min is forgotten.
@@ -117,7 +122,7 @@ public:
 
 private:
     struct cached {
-        boost::json::object event;  // the full body as created (events.k8s.io form)
+        boost::json::object event;  // the full body (events.k8s.io form), with the latest note
         std::int64_t count = 1;     // 1: no series yet
         steady_time first_seen{};
         steady_time last_seen{};

@@ -113,7 +113,9 @@ std::optional<event_write> event_aggregator::record(const event_request& req, st
 
     if (auto it = cache_.find(key); it != cache_.end()) {
         cached& c = it->second;
-        if (c.count >= 2) {
+        auto note = cut_note(req.note);
+        const bool new_note = str_at(c.event, "note") != note;
+        if (c.count >= 2 && !new_note) {
             // Folded into the series in memory; written by tick().
             ++c.count;
             c.last_seen = now;
@@ -124,9 +126,10 @@ std::optional<event_write> event_aggregator::record(const event_request& req, st
             dropped("rate_limited");
             return std::nullopt;
         }
-        c.count = 2;
+        ++c.count;
         c.last_seen = now;
         c.last_seen_wall = wall;
+        c.event["note"] = std::move(note);
         return series_write(c);
     }
 
@@ -216,6 +219,9 @@ event_write event_aggregator::series_write(const cached& c) const {
     if (cfg_.api == events_api::core_v1) {
         w.body["count"] = c.count;
         w.body["lastTimestamp"] = format_rfc3339(c.last_seen_wall);
+        w.body["message"] = c.event.at("note");
+    } else {
+        w.body["note"] = c.event.at("note");
     }
     w.create_if_missing = to_api(c.event, c.count, c.last_seen_wall);
     return w;
