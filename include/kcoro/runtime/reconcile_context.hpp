@@ -50,7 +50,9 @@ struct reconcile_context {
     /// Every write reported through them counts for the hot-loop alarm;
     /// no-op writes also in kcoro_noop_writes_total.
     helper_options helpers;
-    /// The controller's event recorder (manager-built controllers); may be null.
+    /// The controller's event recorder: never null in a controller the
+    /// manager built (controller_builder::complete); null for a controller
+    /// wired by hand without one (runtime::builder, controller_options).
     event_recorder* events = nullptr;
     /// The field manager of the controller's server-side applies
     /// (manager-built controllers: the manager's name).

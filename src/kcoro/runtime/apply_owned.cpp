@@ -2,6 +2,8 @@
 
 #include <kcoro/client/client.hpp>
 #include <kcoro/core/apply_drift.hpp>
+#include <kcoro/runtime/event_recorder.hpp>
+#include <kcoro/runtime/owned_event.hpp>
 
 #include <boost/json/serialize.hpp>
 
@@ -56,6 +58,9 @@ asio::awaitable<result<write_result>> apply_owned(client::client& c, group_versi
         auto created = co_await c.create(gvr, key.ns, desired, copts);
         if (created) {
             report(opts, gvr, key, write_op::created, false);
+            if (opts.events) {
+                opts.events->record(owned_event(*owner, **created, write_op::created, {}));
+            }
             co_return write_result{*created, write_op::created, {}};
         }
         if (!is_already_exists(created.error())) {
@@ -88,6 +93,9 @@ asio::awaitable<result<write_result>> apply_owned(client::client& c, group_versi
         live = *patched;
         auto rest = apply_drift(desired, *live, field_manager);
         if (!rest) {
+            if (opts.events) {
+                opts.events->record(owned_event(*owner, *live, write_op::patched, *drift));
+            }
             co_return write_result{live, write_op::patched, std::move(*drift)};
         }
         drift = std::move(rest);
@@ -96,19 +104,31 @@ asio::awaitable<result<write_result>> apply_owned(client::client& c, group_versi
     if (!applied) {
         co_return applied.error();
     }
-    report(opts, gvr, key, write_op::applied, is_noop_write(*live, **applied));
+    const bool noop = is_noop_write(*live, **applied);
+    report(opts, gvr, key, write_op::applied, noop);
+    if (opts.events && !noop) {
+        opts.events->record(owned_event(*owner, **applied, write_op::applied, *drift));
+    }
     co_return write_result{*applied, write_op::applied, std::move(*drift)};
 }
 
 asio::awaitable<result<write_result>> apply_owned(client::client& c, reconcile_context ctx, group_version_resource gvr,
-                                                  json::object desired, object_ptr owner) {
+                                                  json::object desired, object_ptr owner, owned_events events) {
     apply_options opts;
     opts.helpers = std::move(ctx.helpers);
     if (ctx.read_owned) {
         opts.cached = ctx.read_owned(gvr, key_of(desired));
     }
+    if (events == owned_events::record) {
+        opts.events = ctx.events;
+    }
     co_return co_await apply_owned(c, std::move(gvr), std::move(desired), std::move(owner),
                                    std::move(ctx.field_manager), std::move(opts));
+}
+
+asio::awaitable<result<write_result>> apply_owned(client::client& c, reconcile_context ctx, group_version_resource gvr,
+                                                  json::object desired, object_ptr owner) {
+    return apply_owned(c, std::move(ctx), std::move(gvr), std::move(desired), std::move(owner), owned_events::none);
 }
 
 } // namespace kcoro::runtime

@@ -11,10 +11,13 @@
 #include <kcoro/core/apply_drift.hpp>
 #include <kcoro/core/object.hpp>
 #include <kcoro/io/clock.hpp>
+#include <kcoro/runtime/event_recorder.hpp>
 #include <kcoro/runtime/informer_factory.hpp>
+#include <kcoro/typed/k8s/service.hpp>
 
 #include "run_until.hpp"
 
+#include <boost/asio/co_spawn.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/json/parse.hpp>
 #include <doctest/doctest.h>
@@ -284,4 +287,86 @@ TEST_CASE("bad arguments are errors, not crashes") {
     CHECK((!no_owner && no_owner.error().code() == make_error_code(kcoro_errc::invalid_argument)));
     auto no_manager = f.run(runtime::apply_owned(*f.op, resources::services(), desired_service(), f.owner, ""));
     CHECK((!no_manager && no_manager.error().code() == make_error_code(kcoro_errc::invalid_argument)));
+}
+
+TEST_CASE("with a recorder: Created, then Updated with the field it changed, on the owner; no Event without a write") {
+    fixture f;
+    runtime::event_recorder_options ro;
+    ro.aggregator.reporting_controller = "test-controller";
+    ro.aggregator.reporting_instance = "test-controller-1";  // required of an Event by the API
+    runtime::event_recorder rec(*f.admin, f.clk, std::move(ro));
+    bool rec_done = false;
+    asio::co_spawn(f.ioc, rec.run(), [&](std::exception_ptr) { rec_done = true; });
+    auto with_events = [&] {
+        auto o = f.options();
+        o.events = &rec;
+        return o;
+    };
+    const group_version_resource events_gvr{"events.k8s.io", "v1", "events"};
+    auto events = [&] { return f.must(f.run(f.admin->list(events_gvr, "default"))).items; };
+
+    CHECK(f.must(f.run(runtime::apply_owned(*f.op, resources::services(), desired_service(), f.owner, "op",
+                                            with_events()))).op == write_op::created);
+    REQUIRE(test::run_until(f.ioc, [&] { return rec.written() == 1; }));
+    auto list = events();
+    REQUIRE(list.size() == 1);
+    CHECK(list[0]->at("reason") == "Created");
+    CHECK(list[0]->at("action") == "Create");
+    CHECK(list[0]->at("type") == "Normal");
+    CHECK(list[0]->at("note") == "created Service default/web");
+    CHECK(list[0]->at("regarding").at("uid").as_string() == uid_of(*f.owner));
+    CHECK(list[0]->at("related").at("kind") == "Service");
+    CHECK(list[0]->at("related").at("name") == "web");
+
+    // No drift: no write, no Event.
+    CHECK(f.must(f.run(runtime::apply_owned(*f.op, resources::services(), desired_service(), f.owner, "op",
+                                            with_events()))).op == write_op::none);
+    // Drift: the repair's Event names what it changed.
+    auto reselected = desired_service();
+    reselected["spec"].as_object()["selector"].as_object()["app"] = "web-v2";
+    CHECK(f.must(f.run(runtime::apply_owned(*f.op, resources::services(), reselected, f.owner, "op",
+                                            with_events()))).op == write_op::applied);
+    REQUIRE(test::run_until(f.ioc, [&] { return rec.written() == 2; }));
+    list = events();
+    REQUIRE(list.size() == 2);
+    const auto& updated = list[0]->at("reason") == "Updated" ? list[0] : list[1];
+    CHECK(updated->at("reason") == "Updated");
+    CHECK(updated->at("action") == "Apply");
+    const auto note = std::string(updated->at("note").as_string());
+    CHECK(note.starts_with("updated Service default/web: .spec.selector.app"));
+    CHECK(note.find("web-v2") != std::string::npos);
+    CHECK(rec.written() == 2);
+    rec.stop();
+    REQUIRE(test::run_until(f.ioc, [&] { return rec_done; }));
+}
+
+TEST_CASE("a typed child from a reconcile: encoded without its empty members, then no write") {
+    fixture f;
+    k8s::service svc;
+    svc.metadata.name = "typed";
+    svc.metadata.namespace_ = "default";
+    svc.spec.selector = {{"app", "typed"}};
+    k8s::service_port port;
+    port.name = "http";
+    port.port = 80;
+    port.protocol = "TCP";
+    port.target_port = typed::int_or_string(8080);
+    svc.spec.ports.push_back(port);
+
+    runtime::reconcile_context ctx;
+    ctx.key = {"default", "owner"};
+    ctx.field_manager = "op";
+    ctx.helpers.on_write = [&](const runtime::write_record& w) { f.reported.push_back(w); };
+    auto w = f.must(f.run(runtime::apply_owned(*f.op, ctx, svc, f.owner)));
+    CHECK(w.op == write_op::created);
+    auto live = f.get(resources::services(), "typed");
+    CHECK(is_controlled_by(*live, uid_of(*f.owner)));
+    CHECK(live->at("spec").at("ports").at(0).at("targetPort") == 8080);
+    // The struct's empty members (clusterIP, type, status, ...) were not
+    // applied: the server's defaults stand, and nothing drifts.
+    CHECK(live->at("spec").at("type") == "ClusterIP");
+    auto again = f.must(f.run(runtime::apply_owned(*f.op, ctx, svc, f.owner)));
+    CHECK(again.op == write_op::none);
+    REQUIRE(f.reported.size() == 1);
+    CHECK(f.reported[0].gvr == resources::services());
 }
