@@ -7,8 +7,12 @@
 #include <kcoro/client/config.hpp>
 #include <kcoro/core/object.hpp>
 #include <kcoro/core/resource.hpp>
+#include <kcoro/runtime/apply_owned.hpp>
 #include <kcoro/runtime/reconcile_result.hpp>
 #include <kcoro/server/manager.hpp>
+#include <kcoro/typed/k8s/config_map.hpp>
+
+#include "recorders.hpp"
 
 #include <boost/json/parse.hpp>
 #include <doctest/doctest.h>
@@ -219,6 +223,75 @@ TEST_CASE("a manager in process: its writes in the log, a conflict retried after
     auto log = srv->requests();
     CHECK_MESSAGE(log.count(kcoro::testing::match().user("stamper").writes()) == 2, log.describe());
     CHECK(log.count(kcoro::testing::match().verb("get").resource("configmaps").user("stamper")) == 0);  // cache reads
+    CHECK(run.stop() == 0);
+}
+
+TEST_CASE("wait_idle: a chain of writes through the watches all reconciled, the Events sent; reads without requests") {
+    boost::asio::io_context ioc;
+    auto srv = test_server::start(ioc).value();
+    // A ConfigMap labelled chain=N (N > 0) makes "<name>-next" labelled N-1,
+    // owned by it, with an Event: each write comes back through the watch
+    // as the next reconcile.
+    auto first = configmap("link");
+    first["metadata"].as_object()["labels"] = json::object{{"chain", "3"}};
+    REQUIRE(srv->run(srv->client().create(kcoro::resources::configmaps(), "default", first)));
+    auto setup = srv->manager_setup("chainer");
+    auto sink = std::make_shared<kcoro::test::line_sink>();
+    setup.sink = sink;
+    auto mgr = kcoro::server::manager::create(srv->manager_options(), setup).value();
+    auto& m = *mgr;
+    m.controller("chainer").for_(kcoro::resources::configmaps()).complete(
+        [&m](const kcoro::runtime::reconcile_context& ctx)
+            -> boost::asio::awaitable<kcoro::result<kcoro::runtime::reconcile_result>> {
+            auto cm = m.cache().get(kcoro::resources::configmaps(), ctx.key);
+            auto n = cm ? kcoro::label_of(*cm, "chain") : std::nullopt;
+            if (!n || *n == "0") co_return kcoro::runtime::success();
+            auto next = configmap(ctx.key.name + "-next");
+            next["metadata"].as_object()["namespace"] = ctx.key.ns;
+            next["metadata"].as_object()["labels"] = json::object{{"chain", std::to_string(std::stoi(std::string(*n)) - 1)}};
+            auto w = co_await kcoro::runtime::apply_owned(m.client(), ctx, kcoro::resources::configmaps(), std::move(next),
+                                                          cm, kcoro::runtime::owned_events::record);
+            if (!w) co_return w.error();
+            co_return kcoro::runtime::success();
+        });
+    kcoro::testing::running_manager run(*srv, *mgr);
+    REQUIRE(run.wait_idle());
+    // The whole chain, and every Event, without a further wait.
+    const auto names = [&] {
+        std::vector<std::string> out;
+        for (const auto& cm : srv->list<kcoro::k8s::config_map>("default")) out.push_back(cm.metadata.name);
+        return out;
+    }();
+    for (std::string n : {"link", "link-next", "link-next-next", "link-next-next-next"}) {
+        CHECK_MESSAGE(std::find(names.begin(), names.end(), n) != names.end(), n);
+    }
+    auto last = srv->get<kcoro::k8s::config_map>({"default", "link-next-next-next"});
+    REQUIRE(last);
+    CHECK(last->metadata.labels.at("chain") == "0");
+    CHECK(last->metadata.owner_references.at(0).name == "link-next-next");
+    CHECK_FALSE(srv->get<kcoro::k8s::config_map>({"default", "absent"}));
+    auto about_link = srv->events_about("ConfigMap", {"default", "link"});
+    REQUIRE(about_link.size() == 1);
+    CHECK(about_link[0].reason == "Created");
+    CHECK(about_link[0].note == "created ConfigMap default/link-next");
+    REQUIRE(about_link[0].related);
+    CHECK(about_link[0].related->name == "link-next");
+    CHECK(srv->events("default").size() == 3);
+    // None of these reads was a request.
+    auto log = srv->requests();
+    CHECK(log.count(kcoro::testing::match().user("admin").verb("list")) == 0);
+    CHECK(log.count(kcoro::testing::match().user("admin").verb("get")) == 0);
+
+    // The start order in the log: the caches, then the controller.
+    auto at = [&](std::string_view text) {
+        for (std::size_t i = 0; i < sink->lines.size(); ++i)
+            if (sink->lines[i].find(text) != std::string::npos) return static_cast<long>(i);
+        return -1L;
+    };
+    CHECK(at("Waiting for caches to sync") >= 0);
+    CHECK(at("Waiting for caches to sync") < at("caches synced"));
+    CHECK(at("caches synced") < at("Starting Controller"));
+    CHECK(at("Starting Controller") < at("Starting workers"));
     CHECK(run.stop() == 0);
 }
 

@@ -174,6 +174,10 @@ public:
 
     /// Reconciles in flight now.
     std::size_t active_workers() const noexcept;
+    /// Nothing to do now: no key ready in the queue, none being processed,
+    /// no reconcile in flight (keys waiting for a RequeueAfter or a backoff
+    /// may remain: they wait on the clock).
+    bool idle() const noexcept;
     const controller_stats& stats() const noexcept;
     /// The cache sync error that ended run(), if any.
     const error& last_error() const noexcept;

@@ -232,6 +232,11 @@ public:
     bool is_leader() const noexcept;
     /// True once every informer synced.
     bool cache_synced() const noexcept;
+    /// Nothing to do now: every informer synced, every controller idle
+    /// (runtime::controller::idle: RequeueAfter timers may be pending) and
+    /// every event recorder's queue sent. What kcoro::testing's
+    /// running_manager::wait_idle() waits for.
+    bool idle() const noexcept;
     /// Bound endpoints (port 0 in the flags picks a free port); nullopt when
     /// disabled or not listening yet.
     std::optional<boost::asio::ip::tcp::endpoint> metrics_endpoint() const;

@@ -47,6 +47,10 @@
 #include <kcoro/testing/fault.hpp>
 #include <kcoro/testing/request_log.hpp>
 #include <kcoro/testing/run.hpp>
+#include <kcoro/typed/codec.hpp>
+#include <kcoro/typed/k8s/event.hpp>
+#include <kcoro/typed/resource_traits.hpp>
+#include <kcoro/typed/field_error.hpp>
 
 #include <boost/asio/io_context.hpp>
 #include <boost/json/object.hpp>
@@ -55,6 +59,8 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -120,7 +126,33 @@ public:
     /// The object as the store holds it now, read without a request (so it
     /// is not in the request log); null when there is none. A resource the
     /// server does not serve is a test's mistake: std::invalid_argument.
+    /// The pointer owns a copy: hold it while you use what is inside.
+    /// `auto cm = srv->get(...); auto* v = find_path(*cm, ...);` is right;
+    /// `find_path(*srv->get(...), ...)` points into a copy destroyed at the
+    /// end of that statement. The typed get<T>() returns a value instead.
     object_ptr get(const group_version_resource& gvr, const object_key& key) const;
+    /// Typed: a decoded copy (nothing in it can dangle); nullopt when there
+    /// is none. An object that does not decode into T: std::runtime_error
+    /// naming every field path (a test's mistake, or the bug it found).
+    template <typed::resource_type T> std::optional<T> get(const object_key& key) const {
+        auto obj = get(typed::resource_traits<T>::gvr(), key);
+        if (!obj) return std::nullopt;
+        return decode_or_throw<T>(*obj);
+    }
+    /// Every object of `gvr` in namespace `ns` ("": every namespace) as the
+    /// store holds it now, in the order a list answers; no request.
+    std::vector<object_ptr> list(const group_version_resource& gvr, std::string_view ns) const;
+    template <typed::resource_type T> std::vector<T> list(std::string_view ns) const {
+        std::vector<T> out;
+        for (const auto& obj : list(typed::resource_traits<T>::gvr(), ns)) out.push_back(decode_or_throw<T>(*obj));
+        return out;
+    }
+    /// The Events the store holds about the object of `kind` at `regarding`
+    /// (core/v1 and events.k8s.io/v1 Events alike: the server stores one
+    /// kind and answers both), oldest first; no request.
+    std::vector<k8s::event> events_about(std::string_view kind, const object_key& regarding) const;
+    /// Every Event in namespace `ns` ("": every namespace), oldest first.
+    std::vector<k8s::event> events(std::string_view ns) const;
 
     // --- faults -------------------------------------------------------------
     /// Adds a rule; returns its id.
@@ -176,6 +208,15 @@ public:
     struct impl;
 
 private:
+    template <class T> static T decode_or_throw(const boost::json::object& obj) {
+        T out;
+        auto errors = typed::decode(obj, out);
+        if (!errors.empty()) {
+            throw std::runtime_error("kcoro::testing: " + std::string(typed::resource_traits<T>::kind) + " " +
+                                     key_of(obj).str() + " does not decode: " + typed::describe(errors));
+        }
+        return out;
+    }
     explicit test_server(std::unique_ptr<impl> p);
     std::unique_ptr<impl> impl_;
 };
@@ -192,6 +233,14 @@ public:
     /// Runs until every informer synced (false when the bound passed or
     /// the manager ended).
     bool wait_synced(std::chrono::milliseconds bound = std::chrono::seconds(20));
+    /// Runs until the manager has nothing left to do (manager::idle: caches
+    /// synced, every controller's queue empty and no reconcile in flight,
+    /// every Event sent) and no handler is ready on the io_context, so what
+    /// the last reconcile wrote has come back through the watches and been
+    /// reconciled too. A RequeueAfter or a backoff waiting on the manual
+    /// clock does not count: advance() the clock, then wait_idle() again.
+    /// False when the bound (real time) passed first or the manager ended.
+    bool wait_idle(std::chrono::milliseconds bound = std::chrono::seconds(20));
     /// True once run_async() completed.
     bool done() const noexcept { return run_.done(); }
     /// request_stop(), then runs until run_async() completes: its exit code

@@ -148,6 +148,10 @@ event_handlers controller::guard(event_handlers h) const {
 std::string_view controller::name() const { return impl_->opts.name; }
 bool controller::needs_leader_election() const { return impl_->opts.needs_leader_election; }
 std::size_t controller::active_workers() const noexcept { return impl_->active; }
+bool controller::idle() const noexcept {
+    const auto& q = impl_->queue.queue();
+    return q.len() == 0 && q.num_processing() == 0 && impl_->queue.in_flight() == 0 && impl_->active == 0;
+}
 const controller_stats& controller::stats() const noexcept { return impl_->stats; }
 const error& controller::last_error() const noexcept { return impl_->last_error; }
 const async_work_queue& controller::queue() const noexcept { return impl_->queue; }
@@ -366,8 +370,11 @@ asio::awaitable<void> controller::run() {
         co_return;
     }
 
+    // controller-runtime's lines: "Starting Controller", then (once its
+    // sources synced; in a manager they did before any controller starts)
+    // "Starting workers".
+    s.log.info("Starting Controller");
     if (s.opts.wait_for_sync) {
-        s.log.info("Waiting for caches to sync");
         result<void> synced = error(kcoro_errc::cancelled, "cancelled while waiting for caches to sync");
         try {
             auto wait = s.opts.wait_for_sync(s.opts.cache_sync_timeout);

@@ -383,6 +383,9 @@ result<void> manager::impl::bind() {
 
 // 3. wait for the caches to sync (the fsm drops a late answer after a stop).
 void manager::impl::start_sync_waiter() {
+    // Then "caches synced" (the fsm's note), then the controllers' "Starting
+    // Controller" and "Starting workers": the log reads in the start order.
+    log.info("Waiting for caches to sync");
     auto waiter = [this]() -> asio::awaitable<void> {
         auto r = co_await cache->wait_for_sync(setup.cache_sync_timeout);
         if (fsm.current() != runtime::manager_fsm::phase::syncing) co_return;
@@ -736,6 +739,19 @@ void manager::request_stop() { impl_->feed(runtime::mgr::stop_requested{impl_->c
 
 bool manager::is_leader() const noexcept { return impl_->fsm.is_leader(); }
 bool manager::cache_synced() const noexcept { return impl_->fsm.cache_synced(); }
+
+bool manager::idle() const noexcept {
+    const auto& s = *impl_;
+    if (!s.fsm.cache_synced()) return false;
+    for (const auto& e : s.entries) {
+        const auto* c = dynamic_cast<const runtime::controller*>(e.r);
+        if (c && !c->idle()) return false;
+    }
+    for (const auto& [name, rec] : s.recorders) {
+        if (rec->queued() != 0) return false;
+    }
+    return true;
+}
 
 std::optional<tcp::endpoint> manager::metrics_endpoint() const {
     if (!impl_->metrics_srv) return std::nullopt;

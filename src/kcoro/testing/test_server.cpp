@@ -8,6 +8,7 @@
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/post.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstdlib>
@@ -372,6 +373,50 @@ bool test_server::advance_until(const std::function<bool()>& done, std::chrono::
 
 asio::io_context& test_server::io_context() noexcept { return impl_->ioc; }
 
+std::vector<object_ptr> test_server::list(const group_version_resource& gvr, std::string_view ns) const {
+    auto r = impl_->on_server([&]() -> std::optional<result<json::object>> {
+        auto& store = impl_->srv->store();
+        if (store.registry().find(gvr) == nullptr) return std::nullopt;
+        return store.list(gvr, ns, apiserver::list_options{});
+    });
+    if (!r) {
+        std::ostringstream gv;
+        gv << gvr;
+        throw std::invalid_argument("kcoro::testing: list: the server does not serve " + gv.str());
+    }
+    if (!*r) throw std::invalid_argument("kcoro::testing: list: " + r->error().message());
+    std::vector<object_ptr> out;
+    if (const auto* items = (*r)->if_contains("items"); items && items->is_array()) {
+        for (const auto& item : items->get_array()) {
+            if (item.is_object()) out.push_back(std::make_shared<const json::object>(item.get_object()));
+        }
+    }
+    return out;
+}
+
+std::vector<k8s::event> test_server::events(std::string_view ns) const {
+    auto out = list<k8s::event>(ns);
+    // Oldest first: by eventTime (or a core/v1 Event's firstTimestamp), then name.
+    auto when = [](const k8s::event& e) {
+        return e.event_time.empty() ? e.deprecated_first_timestamp.time_point() : e.event_time.time_point();
+    };
+    std::stable_sort(out.begin(), out.end(), [&](const k8s::event& a, const k8s::event& b) {
+        auto wa = when(a), wb = when(b);
+        return wa != wb ? wa < wb : a.metadata.name < b.metadata.name;
+    });
+    return out;
+}
+
+std::vector<k8s::event> test_server::events_about(std::string_view kind, const object_key& regarding) const {
+    std::vector<k8s::event> out;
+    for (auto& e : events(regarding.ns)) {
+        if (e.regarding.kind == kind && e.regarding.name == regarding.name && e.regarding.namespace_ == regarding.ns) {
+            out.push_back(std::move(e));
+        }
+    }
+    return out;
+}
+
 // --- running_manager ---------------------------------------------------------
 
 running_manager::running_manager(test_server& srv, server::manager& mgr)
@@ -383,6 +428,26 @@ running_manager::~running_manager() {
 
 bool running_manager::wait_synced(std::chrono::milliseconds bound) {
     return srv_.run_until([&] { return mgr_.cache_synced() || run_.done(); }, bound) && !run_.done();
+}
+
+bool running_manager::wait_idle(std::chrono::milliseconds bound) {
+    auto& ioc = srv_.io_context();
+    const auto end = std::chrono::steady_clock::now() + bound;
+    for (;;) {
+        if (run_.done() || std::chrono::steady_clock::now() > end) return false;
+        if (ioc.stopped()) ioc.restart();
+        // Everything ready now, and what it makes ready (the server's
+        // handlers too with threading::caller: a commit's watch events are
+        // written before poll() returns 0).
+        if (ioc.poll() != 0) continue;
+        if (!mgr_.idle()) {
+            ioc.run_one_for(std::chrono::milliseconds(5));
+            continue;
+        }
+        // Idle with nothing ready: one short wait for bytes still on their
+        // way through the loopback (or from the server's own thread).
+        if (ioc.run_one_for(std::chrono::milliseconds(2)) == 0 && mgr_.idle()) return true;
+    }
 }
 
 int running_manager::stop(std::chrono::milliseconds bound) {
