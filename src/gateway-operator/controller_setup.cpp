@@ -6,6 +6,8 @@
 #include <kcoro/core/resource.hpp>
 #include <kcoro/runtime/event_recorder.hpp>
 #include <kcoro/server/manager.hpp>
+#include <kcoro/typed/codec.hpp>
+#include <kcoro/typed/k8s/config_map.hpp>
 #include <kcoro/typed/k8s/deployment.hpp>
 #include <kcoro/typed/k8s/service.hpp>
 
@@ -21,27 +23,40 @@ std::vector<std::string> index_by_uid(const json::object& obj) {
     return {std::string(uid)};
 }
 
-std::vector<std::string> index_by_instance(const json::object& cm) {
-    auto key = registration_instance(cm);
+std::optional<kcoro::k8s::config_map> as_config_map(const json::object& obj) {
+    kcoro::k8s::config_map cm;
+    if (!kcoro::typed::decode(obj, cm).empty()) {
+        return std::nullopt;  // not a ConfigMap the API would serve: no registration
+    }
+    return cm;
+}
+
+std::vector<std::string> index_by_instance(const json::object& obj) {
+    auto cm = as_config_map(obj);
+    auto key = cm ? registration_instance(*cm) : std::nullopt;
     if (!key) {
         return {};
     }
     return {key->str()};
 }
 
-std::vector<kcoro::object_key> registration_to_instances(runtime::informer_factory& cache, const json::object& cm) {
-    auto uid = kcoro::label_of(cm, uid_label);
-    if (!uid || uid->empty()) {
+std::vector<kcoro::object_key> registration_to_instances(runtime::informer_factory& cache, const json::object& obj) {
+    auto cm = as_config_map(obj);
+    if (!cm) {
+        return {};
+    }
+    auto uid = cm->metadata.labels.find(std::string(uid_label));
+    if (uid == cm->metadata.labels.end() || uid->second.empty()) {
         return {};
     }
     std::vector<kcoro::object_key> keys;
-    for (const auto& gi : cache.by_index(gateway_instances(), uid_index, *uid)) {
+    for (const auto& gi : cache.by_index(gateway_instances(), uid_index, uid->second)) {
         keys.push_back(kcoro::key_of(*gi));
     }
     if (keys.empty()) {
         // No cached instance has its uid (gone, or not seen yet): the pass of
         // the instance its data names deletes it if it is an orphan.
-        if (auto key = registration_instance(cm)) {
+        if (auto key = registration_instance(*cm)) {
             keys.push_back(std::move(*key));
         }
     }
@@ -87,9 +102,16 @@ operator_handle setup(kcoro::server::manager& mgr, reconciler_options opts) {
 
     // The informers belong to the manager's factory, which outlives the controller.
     cached_reads reads;
-    reads.registration = [&registered](const kcoro::object_key& key) { return registered.cache().get(key); };
+    reads.registration = [&registered](const kcoro::object_key& key) -> std::optional<kcoro::k8s::config_map> {
+        auto obj = registered.cache().get(key);
+        return obj ? as_config_map(*obj) : std::nullopt;
+    };
     reads.registrations_of = [&registered](const kcoro::object_key& key) {
-        return registered.cache().by_index(instance_index, key.str());
+        std::vector<kcoro::k8s::config_map> out;
+        for (const auto& obj : registered.cache().by_index(instance_index, key.str())) {
+            if (auto cm = as_config_map(*obj)) out.push_back(std::move(*cm));
+        }
+        return out;
     };
     reads.instance_cached = [&instances](std::string_view uid) {
         return !instances.cache().by_index(uid_index, uid).empty();

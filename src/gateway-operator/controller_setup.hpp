@@ -34,7 +34,10 @@
 #include <kcoro/runtime/event_sources.hpp>
 #include <kcoro/runtime/informer_factory.hpp>
 
+#include <kcoro/typed/k8s/config_map.hpp>
+
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -59,6 +62,8 @@ inline constexpr std::string_view instance_index = "gateway.kcoro.dev/instance";
 std::vector<std::string> index_by_uid(const boost::json::object& obj);
 /// The index function of `instance_index` (pure).
 std::vector<std::string> index_by_instance(const boost::json::object& cm);
+/// A cached object as a ConfigMap; nullopt when it does not decode as one.
+std::optional<kcoro::k8s::config_map> as_config_map(const boost::json::object& obj);
 
 /// The instances a registration ConfigMap belongs to: its uid label looked up
 /// in the GatewayInstance cache, else the instance its data names (pure given

@@ -1,60 +1,41 @@
 #include "desired_state.hpp"
 
-#include <kcoro/core/object.hpp>
-#include <kcoro/typed/codec.hpp>
+#include <algorithm>
 
 namespace gateway {
-namespace json = boost::json;
+
+namespace k8s = kcoro::k8s;
 
 namespace {
 
 constexpr std::string_view container_name = "gateway";
 
-json::object selector_labels(const json::object& instance) {
-    return json::object{{"app.kubernetes.io/name", "gateway"},
-                        {"app.kubernetes.io/instance", kcoro::name_of(instance)}};
+std::map<std::string, std::string> selector_labels(const gateway_instance& gi) {
+    return {{"app.kubernetes.io/name", "gateway"}, {"app.kubernetes.io/instance", gi.metadata.name}};
 }
 
-json::object child_labels(const json::object& instance) {
-    auto l = selector_labels(instance);
+std::map<std::string, std::string> child_labels(const gateway_instance& gi) {
+    auto l = selector_labels(gi);
     l["app.kubernetes.io/managed-by"] = "gateway-operator";
     return l;
 }
 
-json::object child_metadata(const json::object& instance) {
-    json::object m;
-    m["name"] = kcoro::name_of(instance);
-    m["namespace"] = kcoro::namespace_of(instance);
-    m["labels"] = child_labels(instance);
-    m["ownerReferences"] = json::array{kcoro::to_json(kcoro::make_controller_reference(instance))};
+// A child's metadata: its name and namespace are the instance's; apply_owned
+// adds the controller owner reference.
+kcoro::typed::object_meta child_metadata(const gateway_instance& gi) {
+    kcoro::typed::object_meta m;
+    m.name = gi.metadata.name;
+    m.namespace_ = gi.metadata.namespace_;
+    m.labels = child_labels(gi);
     return m;
 }
 
-json::array env_json(const gateway_spec& spec) {
-    json::array env;
-    for (const auto& e : spec.env) {
-        json::object o{{"name", e.name}};
-        if (!e.value.empty()) {
-            o["value"] = e.value;  // the API server omits empty values
-        }
-        env.push_back(std::move(o));
-    }
-    return env;
-}
-
-// True when every key of `want` is in `have` with the same value.
-bool contains_labels(const json::value& have, const json::object& want) {
-    const auto* h = have.if_object();
-    if (!h) {
-        return want.empty();
-    }
-    for (const auto& [k, v] : want) {
-        const auto* hv = h->if_contains(k);
-        if (!hv || *hv != v) {
-            return false;
-        }
-    }
-    return true;
+// Every entry of `want` is in `have` with the same value.
+bool contains_all(const std::map<std::string, std::string>& have, const std::map<std::string, std::string>& want) {
+    return std::all_of(want.begin(), want.end(), [&](const auto& kv) {
+        auto it = have.find(kv.first);
+        return it != have.end() && it->second == kv.second;
+    });
 }
 
 } // namespace
@@ -65,112 +46,96 @@ std::string endpoint_of(std::string_view name, std::string_view ns, std::int32_t
     return std::string(name) + "." + std::string(ns) + ".svc:" + std::to_string(port);
 }
 
-json::object desired_deployment(const json::object& instance, const gateway_spec& spec) {
-    json::object container{
-        {"name", container_name},
-        {"image", spec.image},
-        {"ports", json::array{json::object{{"name", "http"}, {"containerPort", spec.port}, {"protocol", "TCP"}}}},
-    };
-    if (!spec.env.empty()) {
-        container["env"] = env_json(spec);
+k8s::deployment desired_deployment(const gateway_instance& gi) {
+    const auto& spec = gi.spec;
+    k8s::container c;
+    c.name = std::string(container_name);
+    c.image = spec.image;
+    k8s::container_port http;
+    http.name = "http";
+    http.container_port_ = spec.port;
+    http.protocol = "TCP";
+    c.ports.push_back(std::move(http));
+    for (const auto& e : spec.env) {
+        k8s::env_var v;
+        v.name = e.name;
+        v.value = e.value;  // empty: omitted, as the API server stores it
+        c.env.push_back(std::move(v));
     }
-    if (auto resources = kcoro::typed::to_object(spec.resources); !resources.empty()) {
-        container["resources"] = std::move(resources);  // passed through, quantities as written
-    }
-    json::object d{
-        {"apiVersion", "apps/v1"},
-        {"kind", "Deployment"},
-        {"metadata", child_metadata(instance)},
-        {"spec",
-         json::object{
-             {"replicas", spec.replicas},
-             {"selector", json::object{{"matchLabels", selector_labels(instance)}}},
-             {"template", json::object{{"metadata", json::object{{"labels", child_labels(instance)}}},
-                                       {"spec", json::object{{"containers", json::array{container}}}}}},
-         }},
-    };
+    c.resources = spec.resources;  // passed through, quantities as written
+
+    k8s::deployment d;
+    d.metadata = child_metadata(gi);
+    d.spec.replicas = spec.replicas;
+    d.spec.selector.match_labels = selector_labels(gi);
+    d.spec.template_.metadata.labels = child_labels(gi);
+    d.spec.template_.spec.containers.push_back(std::move(c));
     return d;
 }
 
-json::object desired_service(const json::object& instance, const gateway_spec& spec) {
-    return json::object{
-        {"apiVersion", "v1"},
-        {"kind", "Service"},
-        {"metadata", child_metadata(instance)},
-        {"spec",
-         json::object{
-             {"type", to_string(spec.type)},
-             {"selector", selector_labels(instance)},
-             {"ports", json::array{json::object{
-                           {"name", "http"}, {"port", spec.port}, {"targetPort", spec.port}, {"protocol", "TCP"}}}},
-         }},
-    };
+k8s::service desired_service(const gateway_instance& gi) {
+    k8s::service s;
+    s.metadata = child_metadata(gi);
+    s.spec.type = std::string(to_string(gi.spec.type));
+    s.spec.selector = selector_labels(gi);
+    k8s::service_port http;
+    http.name = "http";
+    http.protocol = "TCP";
+    http.port = gi.spec.port;
+    http.target_port = gi.spec.port;
+    s.spec.ports.push_back(std::move(http));
+    return s;
 }
 
-json::object desired_registration(const json::object& instance, const gateway_spec& spec,
-                                   std::string_view registry_namespace) {
-    auto uid = kcoro::uid_of(instance);
-    return json::object{
-        {"apiVersion", "v1"},
-        {"kind", "ConfigMap"},
-        {"metadata",
-         json::object{
-             {"name", registration_name(uid)},
-             {"namespace", registry_namespace},
-             // No owner reference: the registration outlives nothing by GC;
-             // the finalizer is what guarantees its cleanup.
-             {"labels", json::object{{uid_label, uid}, {"app.kubernetes.io/managed-by", "gateway-operator"}}},
-         }},
-        {"data",
-         json::object{
-             {"namespace", kcoro::namespace_of(instance)},
-             {"name", kcoro::name_of(instance)},
-             {"uid", uid},
-             {"endpoint", endpoint_of(kcoro::name_of(instance), kcoro::namespace_of(instance), spec.port)},
-         }},
-    };
+k8s::config_map desired_registration(const gateway_instance& gi, std::string_view registry_namespace) {
+    const auto& uid = gi.metadata.uid;
+    k8s::config_map cm;
+    cm.metadata.name = registration_name(uid);
+    cm.metadata.namespace_ = std::string(registry_namespace);
+    // No owner reference: the registration outlives nothing by GC; the
+    // finalizer is what guarantees its cleanup.
+    cm.metadata.labels = {{std::string(uid_label), uid}, {"app.kubernetes.io/managed-by", "gateway-operator"}};
+    cm.data = {{"namespace", gi.metadata.namespace_},
+               {"name", gi.metadata.name},
+               {"uid", uid},
+               {"endpoint", endpoint_of(gi.metadata.name, gi.metadata.namespace_, gi.spec.port)}};
+    return cm;
 }
 
-std::optional<json::object> registration_repair(const json::object& current, const json::object& desired) {
-    const auto& want_data = desired.at("data").get_object();
-    const auto& want_labels = kcoro::find_path(desired, {"metadata", "labels"})->get_object();
-    const auto* have_data = current.if_contains("data");
-    const auto* have_labels = kcoro::labels_of(current);
-    bool data_ok = have_data && contains_labels(*have_data, want_data);
-    bool labels_ok = have_labels && contains_labels(json::value(*have_labels), want_labels);
-    if (data_ok && labels_ok) {
+std::optional<k8s::config_map> registration_repair(const k8s::config_map& current, const k8s::config_map& desired) {
+    if (contains_all(current.data, desired.data) && contains_all(current.metadata.labels, desired.metadata.labels)) {
         return std::nullopt;
     }
-    return json::object{{"metadata", json::object{{"labels", want_labels}}}, {"data", want_data}};
+    k8s::config_map patch;
+    patch.metadata.labels = desired.metadata.labels;
+    patch.data = desired.data;
+    return patch;
 }
 
-bool registration_belongs_to(const json::object& cm, std::string_view instance_uid) {
-    auto l = kcoro::label_of(cm, uid_label);
-    return l && *l == instance_uid;
+bool registration_belongs_to(const k8s::config_map& cm, std::string_view instance_uid) {
+    auto it = cm.metadata.labels.find(std::string(uid_label));
+    return it != cm.metadata.labels.end() && it->second == instance_uid;
 }
 
-std::optional<kcoro::object_key> registration_instance(const json::object& cm) {
-    auto uid = kcoro::label_of(cm, uid_label);
-    const auto* data = cm.if_contains("data");
-    if (!uid || uid->empty() || !data || !data->is_object()) {
+std::optional<kcoro::object_key> registration_instance(const k8s::config_map& cm) {
+    auto uid = cm.metadata.labels.find(std::string(uid_label));
+    auto ns = cm.data.find("namespace");
+    auto name = cm.data.find("name");
+    if (uid == cm.metadata.labels.end() || uid->second.empty() || ns == cm.data.end() || ns->second.empty() ||
+        name == cm.data.end() || name->second.empty()) {
         return std::nullopt;
     }
-    const auto* ns = data->get_object().if_contains("namespace");
-    const auto* name = data->get_object().if_contains("name");
-    if (!ns || !name || !ns->is_string() || !name->is_string() || ns->get_string().empty() ||
-        name->get_string().empty()) {
-        return std::nullopt;
-    }
-    return kcoro::object_key{std::string(ns->get_string()), std::string(name->get_string())};
+    return kcoro::object_key{ns->second, name->second};
 }
 
-std::vector<kcoro::object_ptr> orphaned_registrations(const std::vector<kcoro::object_ptr>& claims,
-                                                      std::string_view live_uid,
-                                                      const std::function<bool(std::string_view)>& instance_cached) {
-    std::vector<kcoro::object_ptr> out;
+std::vector<k8s::config_map> orphaned_registrations(const std::vector<k8s::config_map>& claims,
+                                                    std::string_view live_uid,
+                                                    const std::function<bool(std::string_view)>& instance_cached) {
+    std::vector<k8s::config_map> out;
     for (const auto& cm : claims) {
-        auto uid = kcoro::label_of(*cm, uid_label);
-        if (!uid || uid->empty() || *uid == live_uid || (instance_cached && instance_cached(*uid))) {
+        auto uid = cm.metadata.labels.find(std::string(uid_label));
+        if (uid == cm.metadata.labels.end() || uid->second.empty() || uid->second == live_uid ||
+            (instance_cached && instance_cached(uid->second))) {
             continue;
         }
         out.push_back(cm);

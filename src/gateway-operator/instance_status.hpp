@@ -14,8 +14,7 @@
 #include "gateway_instance.hpp"
 
 #include <kcoro/core/time.hpp>
-
-#include <boost/json/object.hpp>
+#include <kcoro/typed/k8s/deployment.hpp>
 
 #include <optional>
 #include <string>
@@ -39,31 +38,31 @@ struct problem {
 
 struct observed_facts {
     std::int64_t generation = 0;
-    std::optional<gateway_spec> spec;           // nullopt: invalid spec (see degraded)
-    bool registered = false;                    // the registration exists and is ours
-    std::string registration_name;              // set once known
-    std::string endpoint;                       // "<svc>.<ns>.svc:<port>"
-    const boost::json::object* deployment = nullptr;  // ours, as last read; nullptr if absent
-    bool service_ready = false;                 // ours exists
-    std::optional<problem> degraded;            // the first problem of the pass
+    std::optional<gateway_spec> spec;              // nullopt: invalid spec (see degraded)
+    bool registered = false;                       // the registration exists and is ours
+    std::string registration_name;                 // set once known
+    std::string endpoint;                          // "<svc>.<ns>.svc:<port>"
+    std::optional<kcoro::k8s::deployment> deployment;  // ours, as last read or written; nullopt if absent
+    bool service_ready = false;                    // ours exists
+    std::optional<problem> degraded;               // the first problem of the pass
     std::optional<problem> registration_problem;
 };
 
 /// A Deployment is available when its controller has observed the current
 /// generation and every desired replica is updated and available.
-bool deployment_available(const boost::json::object& deployment);
-std::int64_t ready_replicas_of(const boost::json::object& deployment);
+bool deployment_available(const kcoro::k8s::deployment& deployment);
 
 struct status_decision {
-    boost::json::object status;  // the full status to store
-    bool changed = false;        // differs from the stored one: write it
-    bool ready = false;          // Ready=True
-    bool waiting = false;        // the Deployment is rolling out: requeue soon
+    v1alpha1::gateway_instance_status status;  // the full status to store
+    bool changed = false;                      // differs from the stored one: write it
+    bool ready = false;                        // Ready=True
+    bool waiting = false;                      // the Deployment is rolling out: requeue soon
 };
 
-/// The status for `instance` given the pass's facts; `now` stamps conditions
-/// that change status.
-status_decision compute_status(const boost::json::object& instance, const observed_facts& facts,
+/// The status for an instance whose stored status is `current` (other
+/// members, unknown to this operator version, are kept), given the pass's
+/// facts; `now` stamps conditions that change status.
+status_decision compute_status(const v1alpha1::gateway_instance_status& current, const observed_facts& facts,
                                kcoro::wall_time now);
 
 } // namespace gateway

@@ -2,17 +2,16 @@
 
 #include "desired_state.hpp"
 
+#include <kcoro/client/typed_client.hpp>
 #include <kcoro/core/object.hpp>
 #include <kcoro/runtime/apply_owned.hpp>
 #include <kcoro/runtime/controller_helpers.hpp>
 #include <kcoro/runtime/finalizer.hpp>
 #include <kcoro/typed/validation.hpp>
 
-#include <boost/json/serialize.hpp>
-
 namespace gateway {
-namespace json = boost::json;
 namespace asio = boost::asio;
+namespace k8s = kcoro::k8s;
 namespace runtime = kcoro::runtime;
 using kcoro::error;
 using kcoro::object_key;
@@ -29,24 +28,27 @@ std::string describe_object(std::string_view kind, std::string_view ns, std::str
     return std::string(kind) + " " + std::string(ns) + "/" + std::string(name);
 }
 
+// The instance as far as it decodes (an invalid spec still has its
+// metadata and status): for the status write, which the server takes
+// only the status of.
+gateway_instance decoded_as_far_as_it_goes(const boost::json::object& obj) {
+    gateway_instance gi;
+    (void)kcoro::typed::decode(obj, gi);
+    return gi;
+}
+
 } // namespace
 
 struct reconciler::pass {
     runtime::reconcile_context ctx;
     object_key key;
-    object_ptr instance;
+    object_ptr instance;                // as read (the finalizer helper works on it)
+    std::optional<gateway_instance> gi; // decoded and checked (converge)
     std::string uid;
-    std::optional<gateway_spec> spec;
     observed_facts facts;
-    object_ptr deployment;        // keeps facts.deployment alive
-    std::optional<error> failure; // a retryable error to return once the status is written
+    std::optional<error> failure;       // a retryable error to return once the status is written
     kcoro::logger log;
     step outcome = step::ok;
-
-    void wrote(const kcoro::group_version_resource& gvr, const object_key& k, runtime::write_op op,
-               std::string subresource, const json::object& before, const json::object& after) const {
-        ctx.note_write({gvr, k, op, std::move(subresource), runtime::is_noop_write(before, after)});
-    }
 };
 
 reconciler::reconciler(kcoro::client::client& client, kcoro::io::clock& clock, reconciler_options opts)
@@ -76,7 +78,7 @@ asio::awaitable<result<reconcile_result>> reconciler::reconcile(runtime::reconci
     // is read: each was created by a pass that had read its instance, so an
     // instance missing from (or of another uid in) the read that follows is
     // gone for good, and its registration an orphan.
-    std::vector<object_ptr> claims;
+    std::vector<k8s::config_map> claims;
     if (cache_.registrations_of) {
         claims = cache_.registrations_of(ctx.key);
     }
@@ -105,9 +107,8 @@ asio::awaitable<result<reconcile_result>> reconciler::reconcile(runtime::reconci
 
     if ((opts_.defects & defect_registration_before_finalizer) && !kcoro::is_being_deleted(*p.instance)) {
         // The defect: something external before the finalizer.
-        auto parsed = kcoro::typed::decode_valid<gateway_instance>(*p.instance);
-        if (parsed) {
-            p.spec = std::move(parsed->spec);
+        if (auto parsed = kcoro::typed::decode_valid<gateway_instance>(*p.instance)) {
+            p.gi = std::move(*parsed);
             if (auto r = co_await ensure_registration(p); !r) {
                 co_return r.error();
             }
@@ -146,37 +147,38 @@ asio::awaitable<result<reconcile_result>> reconciler::converge(pass& p) {
         }
         co_return runtime::terminal_error("invalid spec: " + msg);
     }
-    p.spec = std::move(parsed->spec);
-    p.facts.spec = p.spec;
-    p.facts.endpoint = endpoint_of(p.key.name, p.key.ns, p.spec->port);
+    p.gi = std::move(*parsed);
+    p.facts.spec = p.gi->spec;
+    p.facts.endpoint = endpoint_of(p.key.name, p.key.ns, p.gi->spec.port);
     p.facts.registration_name = registration_name(p.uid);
 
     if (auto r = co_await ensure_registration(p); !r) {
         co_return r.error();
     }
     if (p.outcome == step::ok) {
-        if (auto r = co_await ensure_child(p, true); !r) {
+        if (auto r = co_await ensure_deployment(p); !r) {
             co_return r.error();
         }
     }
     if (p.outcome == step::ok) {
-        if (auto r = co_await ensure_child(p, false); !r) {
+        if (auto r = co_await ensure_service(p); !r) {
             co_return r.error();
         }
     }
     co_return co_await write_status(p);
 }
 
-bool reconciler::is_ours(const json::object& registration, std::string_view uid) const {
+bool reconciler::is_ours(const k8s::config_map& registration, std::string_view uid) const {
     return (opts_.defects & defect_no_uid_check) || registration_belongs_to(registration, uid);  // the defect: no check
 }
 
-asio::awaitable<result<void>> reconciler::sweep(const runtime::reconcile_context& ctx, std::vector<object_ptr> orphans) {
+asio::awaitable<result<void>> reconciler::sweep(const runtime::reconcile_context& ctx,
+                                                std::vector<k8s::config_map> orphans) {
     const auto cms = kcoro::resources::configmaps();
     for (const auto& cm : orphans) {
-        const auto rkey = kcoro::key_of(*cm);
+        const object_key rkey{cm.metadata.namespace_, cm.metadata.name};
         // The uid precondition: only the object judged, never one made since.
-        const kcoro::delete_options dopts{kcoro::delete_preconditions{std::string(kcoro::uid_of(*cm)), ""}};
+        const kcoro::delete_options dopts{kcoro::delete_preconditions{cm.metadata.uid, ""}};
         auto r = co_await client_.remove(cms, rkey, dopts);
         if (!r) {
             // Gone already, or another object holds the name now (409): not ours to judge.
@@ -186,28 +188,30 @@ asio::awaitable<result<void>> reconciler::sweep(const runtime::reconcile_context
             co_return r.error().with_context("delete orphaned registration " + rkey.str());
         }
         ctx.note_write({cms, rkey, runtime::write_op::deleted, "", false});
+        auto uid = cm.metadata.labels.find(std::string(uid_label));
         ctx.log.info("deleted the registration of an instance that is gone",
-                     {{"registration", rkey.str()}, {"instanceUID", std::string(kcoro::label_of(*cm, uid_label).value_or(""))}});
+                     {{"registration", rkey.str()},
+                      {"instanceUID", uid == cm.metadata.labels.end() ? std::string() : uid->second}});
     }
     co_return result<void>{};
 }
 
 asio::awaitable<result<void>> reconciler::ensure_registration(pass& p) {
     const auto cms = kcoro::resources::configmaps();
-    const object_key rkey{opts_.registry_namespace, registration_name(p.uid)};
-    const auto desired = desired_registration(*p.instance, *p.spec, opts_.registry_namespace);
+    const auto desired = desired_registration(*p.gi, opts_.registry_namespace);
+    const object_key rkey{desired.metadata.namespace_, desired.metadata.name};
     const auto what = describe_object("ConfigMap", rkey.ns, rkey.name);
 
     for (int attempt = 0; attempt < 2; ++attempt) {
         // First from the cache (a miss is answered by the create below);
         // after an AlreadyExists, read back from the API.
-        object_ptr current;
+        std::optional<k8s::config_map> current;
         if (attempt == 0 && cache_.registration) {
             current = cache_.registration(rkey);
         } else {
-            auto got = co_await client_.get(cms, rkey);
+            auto got = co_await kcoro::client::get<k8s::config_map>(client_, rkey);
             if (got) {
-                current = *got;
+                current = std::move(*got);
             } else if (!kcoro::is_not_found(got.error())) {
                 p.outcome = record_failure(p, got.error(), "get " + what);
                 p.facts.registration_problem = p.facts.degraded;
@@ -225,15 +229,15 @@ asio::awaitable<result<void>> reconciler::ensure_registration(pass& p) {
             }
             if (auto repair = registration_repair(*current, desired)) {
                 kcoro::patch_options opts;
-                opts.type = kcoro::patch_type::merge;
                 opts.field_manager = opts_.field_manager;
-                auto r = co_await client_.patch(cms, rkey, json::serialize(*repair), opts);
+                auto r = co_await kcoro::client::merge_patch<k8s::config_map>(client_, rkey, std::move(*repair), opts);
                 if (!r) {
                     p.outcome = record_failure(p, r.error(), "repair " + what);
                     p.facts.registration_problem = p.facts.degraded;
                     co_return result<void>{};
                 }
-                p.wrote(cms, rkey, runtime::write_op::patched, "", *current, **r);
+                const bool noop = r->metadata.resource_version == current->metadata.resource_version;
+                p.ctx.note_write({cms, rkey, runtime::write_op::patched, "", noop});
                 event(p, "Normal", "RepairedRegistration", "Patch", "repaired " + what);
             }
             p.facts.registered = true;
@@ -241,7 +245,7 @@ asio::awaitable<result<void>> reconciler::ensure_registration(pass& p) {
         }
         kcoro::create_options copts;
         copts.field_manager = opts_.field_manager;
-        auto created = co_await client_.create(cms, rkey.ns, desired, copts);
+        auto created = co_await kcoro::client::create<k8s::config_map>(client_, desired, copts);
         if (created) {
             p.ctx.note_write({cms, rkey, runtime::write_op::created, "", false});
             p.facts.registered = true;
@@ -260,13 +264,8 @@ asio::awaitable<result<void>> reconciler::ensure_registration(pass& p) {
     co_return result<void>{};
 }
 
-asio::awaitable<result<void>> reconciler::ensure_child(pass& p, bool is_deployment) {
-    const auto gvr = is_deployment ? kcoro::resources::deployments() : kcoro::resources::services();
-    const std::string kind_name = is_deployment ? "Deployment" : "Service";
-    auto desired = is_deployment ? desired_deployment(*p.instance, *p.spec) : desired_service(*p.instance, *p.spec);
-    const auto what = describe_object(kind_name, p.key.ns, p.key.name);
-
-    auto written = co_await runtime::apply_owned(client_, p.ctx, gvr, std::move(desired), p.instance);
+result<void> reconciler::applied(pass& p, std::string_view kind, const result<runtime::write_result>& written) {
+    const auto what = describe_object(kind, p.key.ns, p.key.name);
     if (!written) {
         if (runtime::is_name_conflict(written.error())) {
             // Never adopt or overwrite someone else's object.
@@ -274,29 +273,44 @@ asio::awaitable<result<void>> reconciler::ensure_child(pass& p, bool is_deployme
             p.facts.degraded = problem{std::string(reason::name_conflict), msg};
             event(p, "Warning", reason::name_conflict, "Reconcile", msg);
             p.outcome = step::stop;
-            co_return result<void>{};
+            return {};
         }
         p.outcome = record_failure(p, written.error(), "apply " + what);
-        co_return result<void>{};
+        return {};
     }
     switch (written->op) {
     case runtime::write_op::created:
-        event(p, "Normal", "Created" + kind_name, "Create", "created " + what);
+        event(p, "Normal", "Created" + std::string(kind), "Create", "created " + what);
         break;
     case runtime::write_op::applied:
     case runtime::write_op::patched:  // a replaced item put back (apply_owned.hpp)
-        event(p, "Normal", "Repaired" + kind_name, "Apply", "repaired drift of " + what + ": " + written->drift);
+        event(p, "Normal", "Repaired" + std::string(kind), "Apply", "repaired drift of " + what + ": " + written->drift);
         break;
     default:
         break;
     }
-    if (is_deployment) {
-        p.deployment = written->object;
-        p.facts.deployment = p.deployment.get();
-    } else {
+    return {};
+}
+
+asio::awaitable<result<void>> reconciler::ensure_deployment(pass& p) {
+    auto written = co_await runtime::apply_owned(client_, p.ctx, desired_deployment(*p.gi), p.instance);
+    auto r = applied(p, "Deployment", written);
+    if (written && written->object) {
+        // Its status, read through the typed struct (what apply_owned answered or read).
+        k8s::deployment d;
+        (void)kcoro::typed::decode(*written->object, d);
+        p.facts.deployment = std::move(d);
+    }
+    co_return r;
+}
+
+asio::awaitable<result<void>> reconciler::ensure_service(pass& p) {
+    auto written = co_await runtime::apply_owned(client_, p.ctx, desired_service(*p.gi), p.instance);
+    auto r = applied(p, "Service", written);
+    if (written) {
         p.facts.service_ready = true;
     }
-    co_return result<void>{};
+    co_return r;
 }
 
 asio::awaitable<result<reconcile_result>> reconciler::write_status(pass& p) {
@@ -304,20 +318,23 @@ asio::awaitable<result<reconcile_result>> reconciler::write_status(pass& p) {
         // Conflicts, timeouts, server errors: nothing new to report; retry.
         co_return *p.failure;
     }
-    auto decision = compute_status(*p.instance, p.facts, clock_.wall_now());
+    auto instance = p.gi ? *p.gi : decoded_as_far_as_it_goes(*p.instance);
+    auto decision = compute_status(instance.status, p.facts, clock_.wall_now());
     if (opts_.defects & defect_status_every_pass) decision.changed = true;  // the defect
     if (decision.changed) {
-        json::object updated = *p.instance;
-        updated["status"] = decision.status;
+        // The status subresource: the server takes only the status, and the
+        // resourceVersion read is the precondition (409 when stale).
+        const auto before = instance.metadata.resource_version;
+        instance.status = std::move(decision.status);
         kcoro::update_options opts;
         opts.field_manager = opts_.field_manager;
-        auto r = co_await client_.update_status(gateway_instances(), std::move(updated), opts);
+        auto r = co_await kcoro::client::update_status<gateway_instance>(client_, std::move(instance), opts);
         if (!r) {
             // Conflict: the instance changed since we read it; the next pass recomputes.
             co_return r.error().with_context("update status of GatewayInstance " + p.key.str());
         }
-        p.wrote(gateway_instances(), p.key, runtime::write_op::updated, "status", *p.instance, **r);
-        p.instance = *r;
+        p.ctx.note_write(
+            {gateway_instances(), p.key, runtime::write_op::updated, "status", r->metadata.resource_version == before});
     }
     if (p.failure) {
         // Forbidden: reported in the status and as a Warning, retried with backoff.
@@ -337,10 +354,10 @@ asio::awaitable<result<reconcile_result>> reconciler::write_status(pass& p) {
 asio::awaitable<result<reconcile_result>> reconciler::cleanup(pass& p) {
     const auto cms = kcoro::resources::configmaps();
     const object_key rkey{opts_.registry_namespace, registration_name(p.uid)};
-    auto got = co_await client_.get(cms, rkey);
+    auto got = co_await kcoro::client::get<k8s::config_map>(client_, rkey);
     if (got) {
-        if (is_ours(**got, p.uid)) {
-            const kcoro::delete_options dopts{kcoro::delete_preconditions{std::string(kcoro::uid_of(**got)), ""}};
+        if (is_ours(*got, p.uid)) {
+            const kcoro::delete_options dopts{kcoro::delete_preconditions{got->metadata.uid, ""}};
             auto r = co_await client_.remove(cms, rkey, dopts);
             if (!r && !kcoro::is_not_found(r.error())) {
                 co_return r.error().with_context("delete registration " + rkey.str());

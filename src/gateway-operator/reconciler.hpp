@@ -30,16 +30,20 @@
 #include "gateway_instance.hpp"
 #include "instance_status.hpp"
 
+#include <kcoro/typed/k8s/config_map.hpp>
+
 #include <kcoro/client/client.hpp>
 #include <kcoro/core/log.hpp>
 #include <kcoro/io/clock.hpp>
 #include <kcoro/runtime/reconcile_context.hpp>
+#include <kcoro/runtime/controller_helpers.hpp>
 #include <kcoro/runtime/reconcile_result.hpp>
 
 #include <boost/asio/awaitable.hpp>
 
 #include <chrono>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -65,10 +69,10 @@ enum defect : unsigned {
 /// manager's informers). Without them every read goes to the API and no
 /// orphan is swept (the scenario tests drive passes that way).
 struct cached_reads {
-    /// The registration of this key as the registrations informer holds it; null: not cached.
-    std::function<kcoro::object_ptr(const kcoro::object_key&)> registration;
+    /// The registration of this key as the registrations informer holds it; nullopt: not cached.
+    std::function<std::optional<kcoro::k8s::config_map>(const kcoro::object_key&)> registration;
     /// The cached registrations whose data names this instance key.
-    std::function<std::vector<kcoro::object_ptr>(const kcoro::object_key&)> registrations_of;
+    std::function<std::vector<kcoro::k8s::config_map>(const kcoro::object_key&)> registrations_of;
     /// True when the GatewayInstance cache holds an instance with this uid.
     std::function<bool(std::string_view)> instance_cached;
 };
@@ -119,11 +123,14 @@ private:
     struct pass;
     boost::asio::awaitable<kcoro::result<kcoro::runtime::reconcile_result>> converge(pass& p);
     boost::asio::awaitable<kcoro::result<kcoro::runtime::reconcile_result>> cleanup(pass& p);
-    bool is_ours(const boost::json::object& registration, std::string_view uid) const;
+    bool is_ours(const kcoro::k8s::config_map& registration, std::string_view uid) const;
     boost::asio::awaitable<kcoro::result<void>> sweep(const kcoro::runtime::reconcile_context& ctx,
-                                                      std::vector<kcoro::object_ptr> orphans);
+                                                      std::vector<kcoro::k8s::config_map> orphans);
     boost::asio::awaitable<kcoro::result<void>> ensure_registration(pass& p);
-    boost::asio::awaitable<kcoro::result<void>> ensure_child(pass& p, bool deployment);
+    boost::asio::awaitable<kcoro::result<void>> ensure_deployment(pass& p);
+    boost::asio::awaitable<kcoro::result<void>> ensure_service(pass& p);
+    /// What ensure_deployment and ensure_service do with apply_owned's answer.
+    kcoro::result<void> applied(pass& p, std::string_view kind, const kcoro::result<kcoro::runtime::write_result>& w);
     boost::asio::awaitable<kcoro::result<kcoro::runtime::reconcile_result>> write_status(pass& p);
     void event(const pass& p, std::string_view type, std::string_view reason, std::string_view action,
                std::string note) const;

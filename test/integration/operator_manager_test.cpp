@@ -267,9 +267,10 @@ TEST_CASE("end to end: the sample converges through the manager; drift is repair
     // A registration create that commits after the cleanup ran (its client
     // had given up): the Watches source maps it to the instance its data
     // names, whose pass deletes it.
-    auto spec = kcoro::typed::decode_valid<gateway::gateway_instance>(*gi).value().spec;
-    REQUIRE(h.run(h.admin->create(kcoro::resources::configmaps(), "kcoro-system",
-                                  gateway::desired_registration(*gi, spec, "kcoro-system"), kcoro::create_options{})));
+    const auto late = gateway::desired_registration(kcoro::typed::decode_valid<gateway::gateway_instance>(*gi).value(),
+                                                    "kcoro-system");
+    REQUIRE(h.run(h.admin->create(kcoro::resources::configmaps(), "kcoro-system", kcoro::typed::to_object(late),
+                                  kcoro::create_options{})));
     CHECK(h.advance_until([&] { return h.registrations() == 0; }, 10s));
     CHECK(op.handle.ctl->stats().errors == 0);
 

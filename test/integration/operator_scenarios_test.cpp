@@ -181,7 +181,7 @@ struct harness : log_holder, kcoro::test::harness {
 
     bool deployment_available(const object_key& key) {
         auto d = get(kcoro::resources::deployments(), key);
-        return d && gateway::deployment_available(**d);
+        return d && gateway::deployment_available(kcoro::typed::from_json<kcoro::k8s::deployment>(**d).value());
     }
 
     // Passes until the instance reports Ready=True (bounded).
@@ -426,22 +426,24 @@ gateway::cached_reads store_view(kcoro::apiserver::server& srv, bool registratio
     auto registrations = [&srv] {
         kcoro::apiserver::list_options lo;
         lo.label_selector = std::string(gateway::uid_label);
-        std::vector<kcoro::object_ptr> out;
+        std::vector<kcoro::k8s::config_map> out;
         auto l = srv.store().list(kcoro::resources::configmaps(), "kcoro-system", lo);
-        for (const auto& v : l->at("items").as_array()) out.push_back(std::make_shared<const json::object>(v.as_object()));
+        for (const auto& v : l->at("items").as_array()) {
+            out.push_back(kcoro::typed::from_json<kcoro::k8s::config_map>(v.as_object()).value());
+        }
         return out;
     };
-    c.registration = [registrations, registrations_cached](const object_key& k) -> kcoro::object_ptr {
-        if (!registrations_cached) return nullptr;
+    c.registration = [registrations, registrations_cached](const object_key& k) -> std::optional<kcoro::k8s::config_map> {
+        if (!registrations_cached) return std::nullopt;
         for (auto& cm : registrations()) {
-            if (kcoro::name_of(*cm) == k.name) return cm;
+            if (cm.metadata.name == k.name) return cm;
         }
-        return nullptr;
+        return std::nullopt;
     };
     c.registrations_of = [registrations](const object_key& k) {
-        std::vector<kcoro::object_ptr> out;
+        std::vector<kcoro::k8s::config_map> out;
         for (auto& cm : registrations()) {
-            if (gateway::registration_instance(*cm) == std::optional<object_key>(k)) out.push_back(cm);
+            if (gateway::registration_instance(cm) == std::optional<object_key>(k)) out.push_back(cm);
         }
         return out;
     };
@@ -506,9 +508,9 @@ TEST_CASE("a registration left by a late create, or by an earlier instance of th
     REQUIRE(h.registrations() == 0);
 
     // The create of a pass that gave up on it commits now, after the cleanup.
-    auto spec = kcoro::typed::decode_valid<gateway::gateway_instance>(*old).value().spec;
-    const auto late = gateway::desired_registration(*old, spec, "kcoro-system");
-    REQUIRE(h.run(h.admin->create(kcoro::resources::configmaps(), "kcoro-system", late)));
+    const auto late = gateway::desired_registration(kcoro::typed::decode_valid<gateway::gateway_instance>(*old).value(),
+                                                    "kcoro-system");
+    REQUIRE(h.run(h.admin->create(kcoro::resources::configmaps(), "kcoro-system", kcoro::typed::to_object(late))));
     REQUIRE(h.registrations() == 1);
     REQUIRE(h.pass(key));  // the pass its watch event maps to (the instance its data names)
     CHECK(h.registrations() == 0);
@@ -523,7 +525,7 @@ TEST_CASE("a registration left by a late create, or by an earlier instance of th
     }));
     auto fresh = h.create_instance("demo");
     h.converge(key);
-    REQUIRE(h.run(h.admin->create(kcoro::resources::configmaps(), "kcoro-system", late)));
+    REQUIRE(h.run(h.admin->create(kcoro::resources::configmaps(), "kcoro-system", kcoro::typed::to_object(late))));
     REQUIRE(h.registrations() == 2);
     REQUIRE(h.pass(key));
     CHECK(h.registrations() == 1);
@@ -531,7 +533,7 @@ TEST_CASE("a registration left by a late create, or by an earlier instance of th
     CHECK(h.swrites.count(old_reg) == 3);
 
     // While a cache still holds an instance of that uid, it is not judged.
-    REQUIRE(h.run(h.admin->create(kcoro::resources::configmaps(), "kcoro-system", late)));
+    REQUIRE(h.run(h.admin->create(kcoro::resources::configmaps(), "kcoro-system", kcoro::typed::to_object(late))));
     auto view = store_view(h.srv);
     const std::string old_uid(kcoro::uid_of(*old));
     view.instance_cached = [old_uid](std::string_view uid) { return uid == old_uid; };

@@ -13,6 +13,7 @@
 #include <kcoro/core/resource.hpp>
 #include <kcoro/core/yaml.hpp>
 #include <kcoro/runtime/conditions.hpp>
+#include <kcoro/typed/codec.hpp>
 
 #include <boost/json/parse.hpp>
 
@@ -258,9 +259,13 @@ bool operator_world::converged(std::string* why) {
         auto svc = srv_.store().get(resources::services(), ns, name);
         if (!svc || !is_controlled_by(*svc, uid)) return fail(name + ": no Service of ours");
         auto reg = srv_.store().get(resources::configmaps(), registry_ns, gateway::registration_name(uid));
-        if (!reg || !gateway::registration_belongs_to(*reg, uid)) return fail(name + ": no registration");
+        if (!reg || !gateway::registration_belongs_to(typed::from_json<k8s::config_map>(*reg).value(), uid)) {
+            return fail(name + ": no registration");
+        }
         const bool ready = cs && runtime::is_condition_true(*cs, "Ready");
-        if (ready != gateway::deployment_available(*dep)) return fail(name + ": Ready does not match the Deployment");
+        if (ready != gateway::deployment_available(typed::from_json<k8s::deployment>(*dep).value())) {
+            return fail(name + ": Ready does not match the Deployment");
+        }
         if (!ready) return fail(name + ": not Ready");
     }
     apiserver::list_options lo;

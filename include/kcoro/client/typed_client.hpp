@@ -25,6 +25,7 @@
 //   update<T>(c, obj[, update_options])                 PUT (resourceVersion is the precondition)
 //   apply<T>(c, obj, field_manager[, force])            server-side apply of obj
 //   patch<T>(c, key, body[, patch_options])             any patch; the answer typed
+//   merge_patch<T>(c, key, changes[, patch_options])    a JSON merge patch of what `changes` encodes
 //   update_status<T>(c, obj[, update_options])          PUT of the status subresource
 //   patch_status<T>(c, key, body[, patch_options])      patch of the status subresource
 //
@@ -46,6 +47,7 @@
 #include <kcoro/typed/resource_traits.hpp>
 
 #include <boost/asio/awaitable.hpp>
+#include <boost/json/serialize.hpp>
 
 #include <string>
 #include <utility>
@@ -181,6 +183,24 @@ boost::asio::awaitable<result<T>> patch(client& c, object_key key, std::string b
 template <typed::resource_type T>
 boost::asio::awaitable<result<T>> patch(client& c, object_key key, std::string body) {
     return patch<T>(c, std::move(key), std::move(body), patch_options());
+}
+
+/// A JSON merge patch made of a typed object: what `changes` encodes (its
+/// non-empty members, apiVersion and kind) replaces the live object's; maps
+/// merge key by key, lists are replaced whole, members it leaves empty are
+/// left alone. Set metadata.resource_version in `changes` for a precondition
+/// (409 when the object changed since). opts.type is set to merge.
+template <typed::resource_type T>
+boost::asio::awaitable<result<T>> merge_patch(client& c, object_key key, T changes, patch_options opts) {
+    opts.type = patch_type::merge;
+    auto body = boost::json::serialize(typed::to_object(changes));
+    auto gvr = typed::resource_traits<T>::gvr();
+    auto got = co_await c.patch(std::move(gvr), std::move(key), std::move(body), std::move(opts));
+    co_return typed_detail::decode_answer<T>(got);
+}
+template <typed::resource_type T>
+boost::asio::awaitable<result<T>> merge_patch(client& c, object_key key, T changes) {
+    return merge_patch<T>(c, std::move(key), std::move(changes), patch_options());
 }
 
 template <typed::resource_type T>

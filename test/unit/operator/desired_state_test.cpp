@@ -2,6 +2,7 @@
 
 #include <kcoro/core/apply_drift.hpp>
 #include <kcoro/core/object.hpp>
+#include <kcoro/typed/codec.hpp>
 #include <kcoro/typed/validation.hpp>
 
 #include <boost/json/parse.hpp>
@@ -9,18 +10,19 @@
 
 using namespace gateway;
 namespace json = boost::json;
+namespace k8s = kcoro::k8s;
 
 namespace {
-json::object instance() {
+json::object instance_json() {
     return json::parse(R"({"apiVersion":"gateway.kcoro.dev/v1alpha1","kind":"GatewayInstance",
       "metadata":{"name":"g","namespace":"ns","uid":"U1","generation":2},
       "spec":{"image":"nginx:1","replicas":2,"port":9000,"env":[{"name":"A","value":"1"}]}})")
         .as_object();
 }
-gateway_spec spec_of(const json::object& gi) {
-    return kcoro::typed::decode_valid<gateway_instance>(gi).value().spec;
-}
-gateway_spec spec() { return spec_of(instance()); }
+gateway_instance instance() { return kcoro::typed::decode_valid<gateway_instance>(instance_json()).value(); }
+
+// The applied configuration apply_owned sends for a typed child.
+json::object applied(const auto& child) { return kcoro::typed::to_object(child); }
 
 // What the API server returns for the desired object: defaults added.
 json::object as_served(json::object o) {
@@ -43,6 +45,12 @@ json::object as_served(json::object o) {
     }
     return o;
 }
+k8s::config_map served(const k8s::config_map& cm) {
+    auto out = cm;
+    out.metadata.uid = "cm-uid";
+    out.metadata.resource_version = "10";
+    return out;
+}
 } // namespace
 
 TEST_CASE("names and endpoint") {
@@ -50,39 +58,59 @@ TEST_CASE("names and endpoint") {
     CHECK(endpoint_of("g", "ns", 9000) == "g.ns.svc:9000");
 }
 
-TEST_CASE("desired children carry a controller reference to the instance") {
-    auto d = desired_deployment(instance(), spec());
-    CHECK(kcoro::is_controlled_by(d, "U1"));
-    CHECK(kcoro::name_of(d) == "g");
-    CHECK(kcoro::namespace_of(d) == "ns");
-    CHECK_FALSE(kcoro::is_controlled_by(d, "U2"));
-    CHECK(kcoro::is_controlled_by(desired_service(instance(), spec()), "U1"));
+TEST_CASE("desired children: the instance's name, namespace and labels; apply_owned adds the owner reference") {
+    auto d = desired_deployment(instance());
+    CHECK(d.metadata.name == "g");
+    CHECK(d.metadata.namespace_ == "ns");
+    CHECK(d.metadata.labels.at("app.kubernetes.io/instance") == "g");
+    CHECK(d.metadata.owner_references.empty());
+    CHECK(d.spec.replicas == 2);
+    CHECK(d.spec.selector.match_labels.at("app.kubernetes.io/name") == "gateway");
+    REQUIRE(d.spec.template_.spec.containers.size() == 1);
+    const auto& c = d.spec.template_.spec.containers[0];
+    CHECK(c.image == "nginx:1");
+    CHECK(c.ports.at(0).container_port_ == 9000);
+    CHECK(c.env.at(0).name == "A");
+    auto s = desired_service(instance());
+    CHECK(s.metadata.name == "g");
+    CHECK(s.spec.type == "ClusterIP");
+    CHECK(s.spec.ports.at(0).port == 9000);
+    CHECK(s.spec.ports.at(0).target_port == kcoro::typed::int_or_string(9000));
+    // Encoded, only what the operator manages: no status, no server-owned fields.
+    auto dj = applied(d);
+    CHECK(dj.at("apiVersion") == "apps/v1");
+    CHECK(dj.at("kind") == "Deployment");
+    CHECK_FALSE(dj.contains("status"));
+    CHECK_FALSE(dj.at("spec").as_object().contains("strategy"));
+    auto sj = applied(s);
+    CHECK_FALSE(sj.at("spec").as_object().contains("clusterIP"));
+    CHECK_FALSE(sj.contains("status"));
 }
 
 TEST_CASE("the registration has no owner reference and carries the uid") {
-    auto r = desired_registration(instance(), spec(), "kcoro-system");
-    CHECK(kcoro::name_of(r) == "gatewayinstance-U1");
-    CHECK(kcoro::namespace_of(r) == "kcoro-system");
-    CHECK(kcoro::owner_references_of(r).empty());
+    auto r = desired_registration(instance(), "kcoro-system");
+    CHECK(r.metadata.name == "gatewayinstance-U1");
+    CHECK(r.metadata.namespace_ == "kcoro-system");
+    CHECK(r.metadata.owner_references.empty());
     CHECK(registration_belongs_to(r, "U1"));
     CHECK_FALSE(registration_belongs_to(r, "U2"));
-    CHECK(r.at("data").at("endpoint") == "g.ns.svc:9000");
+    CHECK(r.data.at("endpoint") == "g.ns.svc:9000");
 }
 
 // The children are applied configurations: apply_drift (what apply_owned
 // decides on) must see no drift in what a server answers for them, and
 // drift in every field the operator sets.
 TEST_CASE("no drift, no write, whatever defaults the server added") {
-    auto d = desired_deployment(instance(), spec());
+    auto d = applied(desired_deployment(instance()));
     CHECK(kcoro::apply_drift(d, as_served(d), "gateway-operator").value_or("") == "");
-    auto s = desired_service(instance(), spec());
+    auto s = applied(desired_service(instance()));
     CHECK(kcoro::apply_drift(s, as_served(s), "gateway-operator").value_or("") == "");
-    auto r = desired_registration(instance(), spec(), "kcoro-system");
-    CHECK_FALSE(registration_repair(as_served(r), r));
+    auto r = desired_registration(instance(), "kcoro-system");
+    CHECK_FALSE(registration_repair(served(r), r));
 }
 
 TEST_CASE("drift on each owned field is seen") {
-    auto d = desired_deployment(instance(), spec());
+    auto d = applied(desired_deployment(instance()));
     auto container = [](json::object& o) -> json::object& {
         return o["spec"].as_object()["template"].as_object()["spec"].as_object()["containers"].as_array()[0].as_object();
     };
@@ -104,7 +132,7 @@ TEST_CASE("drift on each owned field is seen") {
     CHECK(kcoro::apply_drift(d, cur, "gateway-operator").has_value());
     CHECK(kcoro::colliding_items_patch(d, cur).has_value());  // the port named "http" took our place
 
-    auto s = desired_service(instance(), spec());
+    auto s = applied(desired_service(instance()));
     auto scur = as_served(s);
     scur["spec"].as_object()["ports"].as_array()[0].as_object()["targetPort"] = 80;
     CHECK(kcoro::apply_drift(s, scur, "gateway-operator").has_value());
@@ -112,59 +140,66 @@ TEST_CASE("drift on each owned field is seen") {
     scur["spec"].as_object()["type"] = "NodePort";
     CHECK(kcoro::apply_drift(s, scur, "gateway-operator").has_value());
 
-    auto r = desired_registration(instance(), spec(), "kcoro-system");
-    auto rcur = as_served(r);
-    rcur["data"].as_object()["endpoint"] = "stale";
+    auto r = desired_registration(instance(), "kcoro-system");
+    auto rcur = served(r);
+    rcur.data["endpoint"] = "stale";
+    rcur.data["theirs"] = "kept";
     auto rp = registration_repair(rcur, r);
     REQUIRE(rp);
-    CHECK(rp->at("data").at("endpoint") == "g.ns.svc:9000");
+    CHECK(rp->data.at("endpoint") == "g.ns.svc:9000");
+    CHECK_FALSE(rp->data.contains("theirs"));  // a merge patch: others' keys are left alone
+    CHECK(rp->metadata.labels.at(std::string(uid_label)) == "U1");
+    auto unlabelled = served(r);
+    unlabelled.metadata.labels.erase("app.kubernetes.io/managed-by");
+    CHECK(registration_repair(unlabelled, r));
 }
 
 TEST_CASE("an instance without env sets no env, and a child missing its container or spec drifts") {
-    auto no_env = instance();
-    no_env["spec"].as_object().erase("env");
-    auto d = desired_deployment(no_env, spec_of(no_env));
+    auto no_env_json = instance_json();
+    no_env_json["spec"].as_object().erase("env");
+    auto no_env = kcoro::typed::decode_valid<gateway_instance>(no_env_json).value();
+    auto d = applied(desired_deployment(no_env));
     const auto& c = d.at("spec").at("template").at("spec").at("containers").as_array()[0].as_object();
     CHECK_FALSE(c.contains("env"));
     CHECK(kcoro::apply_drift(d, as_served(d), "gateway-operator").value_or("") == "");
     json::object empty{{"metadata", json::object{{"name", "g"}}}};
     CHECK(kcoro::apply_drift(d, empty, "gateway-operator").has_value());
-    CHECK(kcoro::apply_drift(desired_service(instance(), spec()), empty, "gateway-operator").has_value());
-    CHECK(registration_repair(empty, desired_registration(instance(), spec(), "x")));
+    CHECK(kcoro::apply_drift(applied(desired_service(instance())), empty, "gateway-operator").has_value());
+    CHECK(registration_repair(k8s::config_map{}, desired_registration(instance(), "x")));
 }
 
 TEST_CASE("a registration names its instance in its data") {
-    auto r = desired_registration(instance(), spec(), "kcoro-system");
+    auto r = desired_registration(instance(), "kcoro-system");
     auto key = registration_instance(r);
     REQUIRE(key);
     CHECK(key->ns == "ns");
     CHECK(key->name == "g");
 
     auto unlabelled = r;
-    kcoro::mutable_metadata(unlabelled).erase("labels");
+    unlabelled.metadata.labels.clear();
     CHECK_FALSE(registration_instance(unlabelled));  // not a registration
     auto no_name = r;
-    no_name["data"].as_object().erase("name");
+    no_name.data.erase("name");
     CHECK_FALSE(registration_instance(no_name));
-    auto bad = r;
-    bad["data"].as_object()["namespace"] = 7;
-    CHECK_FALSE(registration_instance(bad));
+    auto empty_ns = r;
+    empty_ns.data["namespace"] = "";
+    CHECK_FALSE(registration_instance(empty_ns));
     auto no_data = r;
-    no_data.erase("data");
+    no_data.data.clear();
     CHECK_FALSE(registration_instance(no_data));
 }
 
 TEST_CASE("orphaned registrations: another uid than the live instance's, and not cached") {
     auto make = [](std::string uid) {
         auto gi = instance();
-        kcoro::mutable_metadata(gi)["uid"] = uid;
-        return std::make_shared<const json::object>(desired_registration(gi, spec_of(gi), "kcoro-system"));
+        gi.metadata.uid = uid;
+        return desired_registration(gi, "kcoro-system");
     };
-    const std::vector<kcoro::object_ptr> claims{make("U1"), make("U0"), make("U9")};
+    const std::vector<k8s::config_map> claims{make("U1"), make("U0"), make("U9")};
     auto cached = [](std::string_view uid) { return uid == "U9"; };  // U9 lives on in the cache
-    auto uids = [](const std::vector<kcoro::object_ptr>& v) {
+    auto uids = [](const std::vector<k8s::config_map>& v) {
         std::vector<std::string> out;
-        for (const auto& cm : v) out.emplace_back(kcoro::label_of(*cm, uid_label).value_or(""));
+        for (const auto& cm : v) out.push_back(cm.metadata.labels.at(std::string(uid_label)));
         return out;
     };
 
@@ -175,6 +210,7 @@ TEST_CASE("orphaned registrations: another uid than the live instance's, and not
     // Without a cache view: the live uid alone decides.
     CHECK(uids(orphaned_registrations(claims, "U0", {})) == std::vector<std::string>{"U1", "U9"});
     // A ConfigMap without the uid label is never judged.
-    auto foreign = std::make_shared<const json::object>(json::object{{"metadata", json::object{{"name", "x"}}}});
+    k8s::config_map foreign;
+    foreign.metadata.name = "x";
     CHECK(orphaned_registrations({foreign}, "", cached).empty());
 }
