@@ -19,10 +19,13 @@
 // One line of figures per phase. The controller's requests are counted from
 // the server's request log (its lines carry the User-Agent; this program
 // sends "mirror-bench"), so the figures hold whatever the controller's
-// code looks like inside.
+// code looks like inside. With --csv FILE the run's figures are also
+// appended to FILE as one CSV row (a header first when FILE is new), for
+// `scripts/kcoro-dev bench --plot` (scripts/bench-plot).
 //
 //   mirror_bench APISERVER MIRROR [--parents N] [--settle SECONDS] [--idle SECONDS]
-//                [--updates N] [--deletes N] [--clients N] [-- controller flags...]
+//                [--updates N] [--deletes N] [--clients N] [--csv FILE]
+//                [-- controller flags...]
 #include "mirror_parent.hpp"
 
 #include <kcoro/client/client.hpp>
@@ -82,7 +85,52 @@ struct settings {
     int updates = 500;
     int deletes = 100;
     int clients = 8;
+    std::string csv;  // --csv FILE: append the figures as a CSV row
     std::vector<std::string> controller_args;
+};
+
+// One run's figures as a CSV row: columns in the order they are added.
+class csv_row {
+public:
+    void add(std::string name, double v, int precision = 3) {
+        char buf[64];
+        std::snprintf(buf, sizeof buf, "%.*f", precision, v);
+        cols_.emplace_back(std::move(name), buf);
+    }
+    void add(std::string name, long v) { cols_.emplace_back(std::move(name), std::to_string(v)); }
+    void add(std::string name, int v) { add(std::move(name), static_cast<long>(v)); }
+    void add_text(std::string name, const std::string& v) {
+        std::string q = "\"";
+        for (char ch : v) q += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+        cols_.emplace_back(std::move(name), q + "\"");
+    }
+    // Appends the row to `path`, after a header when the file is new or
+    // empty; a file whose header differs (another version of this program)
+    // is refused rather than mixed.
+    bool append_to(const std::string& path, std::string& error) const {
+        std::string header, line;
+        for (const auto& [name, value] : cols_) {
+            header += (header.empty() ? "" : ",") + name;
+            line += (line.empty() ? "" : ",") + value;
+        }
+        std::string first;
+        if (std::ifstream in(path); in) std::getline(in, first);
+        if (!first.empty() && first != header) {
+            error = path + " has other columns: " + first;
+            return false;
+        }
+        std::ofstream out(path, std::ios::app);
+        if (first.empty()) out << header << '\n';
+        out << line << '\n';
+        if (!out) {
+            error = "cannot write " + path;
+            return false;
+        }
+        return true;
+    }
+
+private:
+    std::vector<std::pair<std::string, std::string>> cols_;
 };
 
 // The processes this program started, so a failure does not leave them running.
@@ -478,6 +526,9 @@ struct bench {
         std::printf("idle:   empty cluster: RSS %.1f MB, RssAnon %.1f MB, %ld threads; CPU %.3f s in %.0f s; "
                     "requests %s\n",
                     b.rss_kb / 1024.0, b.anon_kb / 1024.0, b.threads, b.cpu - a.cpu, cfg.idle, reqs.str().c_str());
+        row.add("idle_rss_mb", b.rss_kb / 1024.0, 2);
+        row.add("idle_anon_mb", b.anon_kb / 1024.0, 2);
+        row.add("idle_cpu_s", b.cpu - a.cpu);
         controller.stop();
         log.read();
         return b;
@@ -520,6 +571,8 @@ struct bench {
         std::printf("seed:   %d parents (%zu B of JSON each) created in %.2f s by %d parallel clients "
                     "(%.0f creates/s, %d failed); server CPU %.2f s\n",
                     cfg.parents, json_bytes("parent-0"), s, cfg.clients, cfg.parents / s, failed, server_cpu);
+        row.add("seed_s", s);
+        row.add("seed_server_cpu_s", server_cpu);
         return s;
     }
 
@@ -555,6 +608,15 @@ struct bench {
                     cfg.parents, s, s / seed_s, first_child, f.cpu, 1e6 * f.cpu / cfg.parents, f.anon_kb / 1024.0,
                     double(f.anon_kb - idle.anon_kb) / objects, double(f.anon_kb) * 1024.0 / cached_json,
                     cached_json / 1048576.0, server_cpu, reqs.str().c_str(), reqs.child_writes);
+        row.add("sync_s", s);
+        row.add("sync_first_child_s", first_child);
+        row.add("sync_controller_cpu_s", f.cpu);
+        row.add("sync_us_per_parent", 1e6 * f.cpu / cfg.parents, 1);
+        row.add("sync_anon_mb", f.anon_kb / 1024.0, 2);
+        row.add("sync_kb_per_object", double(f.anon_kb - idle.anon_kb) / objects);
+        row.add("cached_json_mb", cached_json / 1048576.0, 2);
+        row.add("sync_server_cpu_s", server_cpu);
+        row.add("sync_child_writes", reqs.child_writes);
         last_ = f;
         // The children watch for the phases after (replayed from before the
         // sync: every child's ADDED event), before the settle phase starts.
@@ -577,6 +639,9 @@ struct bench {
         std::printf("settle: %.0f s after sync: controller CPU %.3f s; RssAnon %.1f MB; requests %s; "
                     "child writes %ld\n",
                     cfg.settle, b.cpu - a.cpu, b.anon_kb / 1024.0, reqs.str().c_str(), reqs.child_writes);
+        row.add("settle_s", cfg.settle, 1);
+        row.add("settle_cpu_s", b.cpu - a.cpu);
+        row.add("settle_anon_mb", b.anon_kb / 1024.0, 2);
         last_ = b;
     }
 
@@ -626,6 +691,10 @@ struct bench {
                     "(%.1f us/reconcile); requests %s; child writes %ld\n",
                     n, failed, done, s, b.cpu - a.cpu, done > 0 ? 1e6 * (b.cpu - a.cpu) / done : 0.0,
                     reqs.str().c_str(), reqs.child_writes);
+        row.add("noop_updates", n);
+        row.add("noop_reconciles", done, 0);
+        row.add("noop_us_per_reconcile", done > 0 ? 1e6 * (b.cpu - a.cpu) / done : 0.0, 1);
+        row.add("noop_child_writes", reqs.child_writes);
     }
 
     void repair_phase() {
@@ -651,9 +720,12 @@ struct bench {
         std::printf("repair: %d children deleted one at a time: recreated after p50 %.1f ms, p99 %.1f ms "
                     "(max %.1f); requests %s; child writes %ld\n",
                     n, pct(0.50), pct(0.99), ms.back(), reqs.str().c_str(), reqs.child_writes);
+        row.add("repair_p50_ms", pct(0.50), 2);
+        row.add("repair_p99_ms", pct(0.99), 2);
     }
 
     proc_figures last_;
+    csv_row row;
 };
 
 settings parse_args(int argc, char** argv) {
@@ -674,11 +746,14 @@ settings parse_args(int argc, char** argv) {
         else if (args[i] == "--updates") s.updates = static_cast<int>(num());
         else if (args[i] == "--deletes") s.deletes = static_cast<int>(num());
         else if (args[i] == "--clients") s.clients = std::max(1, static_cast<int>(num()));
-        else positional.push_back(args[i]);
+        else if (args[i] == "--csv") {
+            if (i + 1 >= args.size()) die("missing value for --csv");
+            s.csv = args[++i];
+        } else positional.push_back(args[i]);
     }
     if (positional.size() != 2 || s.parents < 1) {
         die("usage: mirror_bench APISERVER MIRROR [--parents N] [--settle S] [--idle S] [--updates N] "
-            "[--deletes N] [--clients N] [-- controller flags]");
+            "[--deletes N] [--clients N] [--csv FILE] [-- controller flags]");
     }
     s.apiserver = positional[0];
     s.mirror = positional[1];
@@ -700,6 +775,15 @@ int main(int argc, char** argv) {
     std::printf("mirror_bench: %d parents, settle %.0f s, %d no-op updates, %d deletes; %ld cores, load %.2f\n",
                 b.cfg.parents, b.cfg.settle, b.cfg.updates, b.cfg.deletes, sysconf(_SC_NPROCESSORS_ONLN),
                 load_pct / 100.0);
+    {
+        std::string args;
+        for (const auto& a : b.cfg.controller_args) args += (args.empty() ? "" : " ") + a;
+        b.row.add("parents", b.cfg.parents);
+        b.row.add("clients", b.cfg.clients);
+        b.row.add_text("controller_args", args);
+        b.row.add("cores", sysconf(_SC_NPROCESSORS_ONLN));
+        b.row.add("load", load_pct / 100.0, 2);
+    }
     b.start_server();
     const auto idle = b.idle_phase();
     const double seed_s = b.seed_phase();
@@ -712,5 +796,10 @@ int main(int argc, char** argv) {
     b.c.reset();
     b.server.stop();
     std::filesystem::remove_all(b.dir);
+    if (!b.cfg.csv.empty()) {
+        std::string error;
+        if (!b.row.append_to(b.cfg.csv, error)) die(error);
+        std::printf("csv:    one row appended to %s\n", b.cfg.csv.c_str());
+    }
     return 0;
 }

@@ -68,6 +68,8 @@ TEST_CASE("live /metrics carries controller-runtime's and kcoro's families") {
     auto made = kcoro::server::manager::create(o, s);
     REQUIRE(made);
     auto& m = **made;
+    // Not synced before the manager runs (1 in the scrape below, after the sync).
+    CHECK(m.metrics().serialize().find("\nkcoro_caches_synced 0\n") != std::string::npos);
 
     kcoro::runtime::informer_key key;
     key.gvr = kcoro::resources::configmaps();
@@ -151,6 +153,7 @@ TEST_CASE("live /metrics carries controller-runtime's and kcoro's families") {
         "# TYPE process_start_time_seconds gauge",
         "# TYPE kcoro_events_dropped_total counter",
         "# TYPE kcoro_informer_cache_objects gauge",
+        "# TYPE kcoro_caches_synced gauge",
     };
     for (const char* f : families) {
         CHECK_MESSAGE(text.find(f) != std::string::npos, f);
@@ -169,6 +172,7 @@ TEST_CASE("live /metrics carries controller-runtime's and kcoro's families") {
         "leader_election_master_status{name=\"metrics-test\"} 1",
         "kcoro_events_dropped_total{reason=\"invalid\"} 1",
         "kcoro_informer_cache_objects{resource=\"configmaps\"}",
+        "kcoro_caches_synced 1",
         "rest_client_requests_total{code=\"200\",host=",
     };
     for (const char* p : series) {

@@ -8,7 +8,8 @@
 //   leader_election_master_status                  (set_leader)
 //   process_*                     read from /proc/self at each serialize()
 //   kcoro_*                       kcoro's own: dropped events, cache sizes,
-//                                 watch restarts, relists, no-op writes
+//                                 watch restarts, relists, no-op writes,
+//                                 caches synced, hot loops, refused writes
 //
 // There is no global registry: the manager owns one `metrics_registry` and
 // hands the hook objects to the components.
@@ -95,6 +96,10 @@ public:
     void leader_write_refused();
     /// kcoro_noop_writes_total{controller,resource}: a write that changed nothing.
     void noop_write(std::string_view controller, std::string_view resource);
+    /// kcoro_caches_synced: 0 from the manager's start until every informer
+    /// synced (the readiness check `informers`), then 1. Not exported until
+    /// first set (the manager sets it to 0 when it is created).
+    void set_caches_synced(bool synced);
 
     /// The text exposition format 0.0.4 of every family.
     std::string serialize() const;

@@ -148,7 +148,9 @@ struct manager::impl {
 
     impl(manager_options o, manager_setup s)
         : opts(std::move(o)), setup(std::move(s)), metrics(true), dog(setup.watchdog_max_stall, steady_time{}),
-          fsm(fsm_config(opts)) {}
+          fsm(fsm_config(opts)) {
+        metrics.set_caches_synced(false);  // kcoro_caches_synced: 1 once step 3 of the start order is done
+    }
 
     void notify() {
         if (wake) wake->cancel();
@@ -212,7 +214,11 @@ struct manager::impl {
     void perform(const runtime::mgr::log& a) {
         using runtime::mgr::note;
         switch (a.what) {
-        case note::caches_synced: log.info("caches synced"); break;
+        case note::caches_synced:
+            // The fsm accepted the sync (a late answer after a stop is dropped before this).
+            metrics.set_caches_synced(true);
+            log.info("caches synced");
+            break;
         case note::signal_stop: log.info("received signal, stopping", {{"signal", a.value}}); break;
         case note::signal_exit: log.info("received a second signal, exiting now", {{"signal", a.value}}); break;
         case note::leadership_lost: log.error("leader election lost", "stopping: leadership lost"); break;

@@ -133,6 +133,9 @@ struct metrics_registry::impl final : request_metrics {
     Family<Counter>& hot_loops =
         counter(reg, "kcoro_hot_loop_detected_total",
                 "Hot-loop alarms: a key reconciled with writes more often than the threshold, by controller.");
+    Family<Gauge>& caches_synced =
+        gauge(reg, "kcoro_caches_synced",
+              "1 once every informer of the manager has synced (the readiness check informers), 0 before.");
     Counter& leader_write_refused =
         counter(reg, "kcoro_leader_write_refused_total",
                 "Writes refused unsent because the local lease validity had passed (a stalled leader).")
@@ -304,6 +307,10 @@ void metrics_registry::set_leader(std::string_view lease_name, bool leading) {
 }
 
 void metrics_registry::leader_write_refused() { impl_->leader_write_refused.Increment(); }
+
+void metrics_registry::set_caches_synced(bool synced) {
+    impl_->caches_synced.Add({}).Set(synced ? 1.0 : 0.0);
+}
 
 void metrics_registry::event_dropped(std::string_view reason) {
     impl_->events_dropped.Add({{"reason", str(reason)}}).Increment();

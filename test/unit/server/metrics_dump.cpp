@@ -28,6 +28,7 @@ int main() {
     reg.watch_restarted("configmaps", "stream_end");
     reg.relisted("configmaps", "gone");
     reg.noop_write("gateway", "deployments.apps");
+    reg.set_caches_synced(true);
     std::cout << reg.serialize();
     return 0;
 }

@@ -235,6 +235,18 @@ TEST_CASE("client, leader election and kcoro metrics") {
     CHECK(e.find("kcoro_noop_writes_total", {{"controller", "gateway"}, {"resource", "deployments.apps"}})->value == "1");
 }
 
+TEST_CASE("kcoro_caches_synced: absent until set, then 0 or 1") {
+    metrics_registry reg(false);
+    CHECK(reg.serialize().find("kcoro_caches_synced") == std::string::npos);
+    reg.set_caches_synced(false);
+    auto e = parse(reg.serialize());
+    CHECK(e.type["kcoro_caches_synced"] == "gauge");
+    REQUIRE(e.find("kcoro_caches_synced", {}));
+    CHECK(e.find("kcoro_caches_synced", {})->value == "0");
+    reg.set_caches_synced(true);
+    CHECK(parse(reg.serialize()).find("kcoro_caches_synced", {})->value == "1");
+}
+
 TEST_CASE("informer metrics bind the resource label") {
     metrics_registry reg(false);
     auto inf = reg.make_informer_metrics("configmaps");
