@@ -3,6 +3,7 @@
 // ends a hung test; it is never the synchronisation.
 //
 //   auto cm = kcoro::testing::run(ioc, client.get(gvr, key));   // optional<result<object_ptr>>
+//   CHECK(kcoro::testing::run(ioc, test_body(client)));          // awaitable<void>: true once done
 //   bool ok = kcoro::testing::run_until(ioc, [&] { return stamped(); });
 //
 // Header-only; use from the io_context's thread.
@@ -82,6 +83,19 @@ std::optional<T> run(boost::asio::io_context& ioc, boost::asio::awaitable<T> a, 
 }
 template <class T>
 std::optional<T> run(boost::asio::io_context& ioc, boost::asio::awaitable<T> a) {
+    return run(ioc, std::move(a), std::chrono::seconds(20));
+}
+
+/// A coroutine with no value (a test's body): true once it completed, false
+/// when `bound` passed first. An exception it threw is rethrown here.
+inline bool run(boost::asio::io_context& ioc, boost::asio::awaitable<void> a, std::chrono::milliseconds bound) {
+    auto wrapped = [](boost::asio::awaitable<void> body) -> boost::asio::awaitable<bool> {
+        co_await std::move(body);
+        co_return true;
+    };
+    return run(ioc, wrapped(std::move(a)), bound).has_value();
+}
+inline bool run(boost::asio::io_context& ioc, boost::asio::awaitable<void> a) {
     return run(ioc, std::move(a), std::chrono::seconds(20));
 }
 

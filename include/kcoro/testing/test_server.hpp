@@ -204,6 +204,10 @@ public:
     std::optional<T> run(boost::asio::awaitable<T> a, std::chrono::milliseconds bound = std::chrono::seconds(20)) {
         return testing::run(io_context(), std::move(a), bound);
     }
+    /// A coroutine with no value: true once it completed.
+    bool run(boost::asio::awaitable<void> a, std::chrono::milliseconds bound = std::chrono::seconds(20)) {
+        return testing::run(io_context(), std::move(a), bound);
+    }
 
     struct impl;
 
