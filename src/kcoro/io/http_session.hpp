@@ -235,8 +235,8 @@ asio::awaitable<void> serve(Stream& s, http_server::impl& srv, session_state& st
         }
         if (auto [ec, n] = std::get<0>(rr); ec) {
             (void)n;
-            // g++ 12 destroys aggregate temporaries of a co_await operand twice
-            // (docs/toolchain.md): the responses are named first.
+            // g++ 12 (docs/toolchain.md): the responses are named first (an
+            // aggregate temporary in a co_await operand is destroyed twice).
             if (ec == http::error::body_limit || ec == http::error::header_limit) {
                 http_response too_large{413, "text/plain", {}, "request too large\n"};
                 co_await write_response(s, srv, std::move(too_large), false);
