@@ -38,8 +38,9 @@
 //  "Created" ("created Service default/web") or Normal "Updated" ("updated
 //  Service default/web: .spec.ports[...].port: 81, want 80": the field it
 //  changed, as apply_drift reports it). A manager-built controller's
-//  recorder is ctx.events (never null there); repeats fold into one Event
-//  series that shows the latest note (event_aggregator.hpp).
+//  recorder is ctx.events (never null there); repeats of one note fold into
+//  an Event series, and another note starts a new Event, so the newest
+//  Event shows what changed last (event_aggregator.hpp).
 //
 // With a cache, a sync sends exactly one request per child write (none when
 // nothing drifted). The cache should keep the field manager's managedFields

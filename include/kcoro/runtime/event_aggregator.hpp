@@ -9,12 +9,13 @@
 //  - the second turns it into a series: a patch {"series":{"count":2,
 //    "lastObservedTime":...}} (and a create with the series if the patch
 //    finds the Event gone);
-//  - later ones only count in memory (count, lastObservedTime), unless
-//    their note differs from the one last written: then the series is
-//    patched at once with the new note (a write, so it spends a token of
-//    the rate limit below), so the Event shows the latest note. (client-go
-//    keeps the first note; a controller's "repaired drift of X: <what>"
-//    reads better with the latest.)
+//  - later ones only count in memory (count, lastObservedTime);
+//  - an isomorphic event with another note starts a new Event (a create,
+//    spending a token of the rate limit below), so the newest Event shows
+//    the latest note: the API never lets an Event's note change
+//    (ValidateEventUpdate), and client-go's series would keep the first
+//    note, where a controller's "repaired drift of X: <what>" should read
+//    as the latest. The old series' last count is written at the next tick.
 //  - tick(): every 30 min every series is written again (refresh); a series
 //    not observed for 6 min gets its final count written and is forgotten;
 //    a single event older than 6 min is forgotten.
@@ -122,8 +123,9 @@ public:
 
 private:
     struct cached {
-        boost::json::object event;  // the full body (events.k8s.io form), with the latest note
+        boost::json::object event;  // the full body as created (events.k8s.io form)
         std::int64_t count = 1;     // 1: no series yet
+        std::int64_t written = 1;   // the count last written
         steady_time first_seen{};
         steady_time last_seen{};
         wall_time last_seen_wall{};
@@ -140,6 +142,7 @@ private:
     event_aggregator_config cfg_;
     drop_hook on_drop_;
     std::map<std::string, cached> cache_;  // by isomorphic key
+    std::vector<event_write> pending_;    // written at the next tick()
     std::unordered_map<std::string, spam_entry> spam_;
     std::list<std::string> spam_lru_;  // front = most recent
     std::optional<steady_time> last_refresh_;

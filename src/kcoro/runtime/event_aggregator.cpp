@@ -113,24 +113,29 @@ std::optional<event_write> event_aggregator::record(const event_request& req, st
 
     if (auto it = cache_.find(key); it != cache_.end()) {
         cached& c = it->second;
-        auto note = cut_note(req.note);
-        const bool new_note = str_at(c.event, "note") != note;
-        if (c.count >= 2 && !new_note) {
-            // Folded into the series in memory; written by tick().
-            ++c.count;
+        if (str_at(c.event, "note") == cut_note(req.note)) {
+            if (c.count >= 2) {
+                // Folded into the series in memory; written by tick().
+                ++c.count;
+                c.last_seen = now;
+                c.last_seen_wall = wall;
+                return std::nullopt;
+            }
+            if (!allow(spam_key, now)) {
+                dropped("rate_limited");
+                return std::nullopt;
+            }
+            c.count = 2;
+            c.written = 2;
             c.last_seen = now;
             c.last_seen_wall = wall;
-            return std::nullopt;
+            return series_write(c);
         }
-        if (!allow(spam_key, now)) {
-            dropped("rate_limited");
-            return std::nullopt;
-        }
-        ++c.count;
-        c.last_seen = now;
-        c.last_seen_wall = wall;
-        c.event["note"] = std::move(note);
-        return series_write(c);
+        // Another note: an Event's note never changes (the API refuses it:
+        // ValidateEventUpdate), so this one starts a new Event; the old
+        // series' last count, if unwritten, goes out at the next tick().
+        if (c.count > c.written) pending_.push_back(series_write(c));
+        cache_.erase(it);
     }
 
     if (!allow(spam_key, now)) {
@@ -168,7 +173,7 @@ std::optional<event_write> event_aggregator::record(const event_request& req, st
             if (i->second.last_seen < oldest->second.last_seen) oldest = i;
         cache_.erase(oldest);
     }
-    cached c{std::move(ev), 1, now, now, wall};
+    cached c{std::move(ev), 1, 1, now, now, wall};
     event_write w;
     w.op = event_write::kind::create;
     w.ns = ns;
@@ -219,16 +224,14 @@ event_write event_aggregator::series_write(const cached& c) const {
     if (cfg_.api == events_api::core_v1) {
         w.body["count"] = c.count;
         w.body["lastTimestamp"] = format_rfc3339(c.last_seen_wall);
-        w.body["message"] = c.event.at("note");
-    } else {
-        w.body["note"] = c.event.at("note");
     }
     w.create_if_missing = to_api(c.event, c.count, c.last_seen_wall);
     return w;
 }
 
 std::vector<event_write> event_aggregator::tick(steady_time now, wall_time) {
-    std::vector<event_write> out;
+    std::vector<event_write> out = std::move(pending_);
+    pending_.clear();
     // Finish: a series idle for finish_time gets its final count written and
     // is forgotten; a single event is just forgotten.
     for (auto it = cache_.begin(); it != cache_.end();) {
@@ -247,8 +250,12 @@ std::vector<event_write> event_aggregator::tick(steady_time now, wall_time) {
         last_refresh_ = now;
     } else if (now - *last_refresh_ >= cfg_.refresh_time) {
         last_refresh_ = now;
-        for (auto& [key, c] : cache_)
-            if (c.count >= 2) out.push_back(series_write(c));
+        for (auto& [key, c] : cache_) {
+            if (c.count >= 2) {
+                out.push_back(series_write(c));
+                c.written = c.count;
+            }
+        }
     }
     return out;
 }

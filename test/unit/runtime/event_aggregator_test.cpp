@@ -77,8 +77,7 @@ TEST_CASE("repeats become a series: patch at the second, memory after, written b
     CHECK(second->op == event_write::kind::patch_series);
     CHECK(second->name == first->name);
     CHECK(second->body == json::object{{"series", json::object{{"count", 2},
-                                                               {"lastObservedTime", "2026-11-29T11:32:46.000000Z"}}},
-                                       {"note", "created deployment gw-1"}});
+                                                               {"lastObservedTime", "2026-11-29T11:32:46.000000Z"}}}});
     CHECK(second->create_if_missing.at("series").as_object().at("count") == 2);
     CHECK(second->create_if_missing.at("metadata") == first->body.at("metadata"));
 
@@ -138,33 +137,39 @@ TEST_CASE("different type, reason, action, object or related are different event
     auto related = request("Created");
     related.related = object_reference_of(gateway("dep"));
     CHECK(f.agg.record(related, t0, w0)->op == event_write::kind::create);
-    // Same key, other note: folded into the series (client-go keys ignore the note).
-    CHECK(f.agg.record(request("Created", "another note"), t0, w0)->op == event_write::kind::patch_series);
+    // Same key, another note: a new Event (an Event's note never changes).
+    CHECK(f.agg.record(request("Created", "another note"), t0, w0)->op == event_write::kind::create);
 }
 
-TEST_CASE("a series keeps the latest note: a new note is written at once, a repeated one folds") {
+TEST_CASE("another note starts a new Event; the old series' last count is written at the next tick") {
     fixture f;
     auto first = f.agg.record(request("Repaired", "repaired drift: spec.ports"), t0, w0);
     REQUIRE(first);
     auto second = f.agg.record(request("Repaired", "repaired drift: spec.ports"), t0 + 1s, w0 + 1s);
     REQUIRE(second);
-    CHECK(second->body.at("note") == "repaired drift: spec.ports");
+    CHECK(second->op == event_write::kind::patch_series);
+    CHECK_FALSE(second->body.contains("note"));  // a patch never touches the note
     // The same note again: only counted.
     CHECK_FALSE(f.agg.record(request("Repaired", "repaired drift: spec.ports"), t0 + 2s, w0 + 2s));
-    // Another note: the series is patched now, with it and the count so far.
+    // Another note: a new Event with it, under a new name.
     auto third = f.agg.record(request("Repaired", "repaired drift: spec.selector"), t0 + 3s, w0 + 3s);
     REQUIRE(third);
-    CHECK(third->op == event_write::kind::patch_series);
-    CHECK(third->name == first->name);
+    CHECK(third->op == event_write::kind::create);
+    CHECK(third->name != first->name);
     CHECK(third->body.at("note") == "repaired drift: spec.selector");
-    CHECK(third->body.at("series").as_object().at("count") == 4);
-    CHECK(third->create_if_missing.at("note") == "repaired drift: spec.selector");
-    // The final write of the series carries it too.
-    CHECK_FALSE(f.agg.record(request("Repaired", "repaired drift: spec.selector"), t0 + 4s, w0 + 4s));
-    auto fin = f.agg.tick(t0 + 4s + 6min + 1s, w0);
-    REQUIRE(fin.size() == 1);
-    CHECK(fin[0].body.at("note") == "repaired drift: spec.selector");
-    CHECK(fin[0].body.at("series").as_object().at("count") == 5);
+    CHECK_FALSE(third->body.contains("series"));
+    // The first series had counted a third occurrence since its last write:
+    // the tick writes it, once.
+    auto pending = f.agg.tick(t0 + 4s, w0 + 4s);
+    REQUIRE(pending.size() == 1);
+    CHECK(pending[0].op == event_write::kind::patch_series);
+    CHECK(pending[0].name == first->name);
+    CHECK(pending[0].body.at("series").as_object().at("count") == 3);
+    CHECK(f.agg.tick(t0 + 5s, w0 + 5s).empty());
+    // The new note folds from now on.
+    CHECK(f.agg.record(request("Repaired", "repaired drift: spec.selector"), t0 + 6s, w0 + 6s)->op ==
+          event_write::kind::patch_series);
+    CHECK(f.agg.cached_events() == 1);
 }
 
 TEST_CASE("per-object rate limit: burst 25, one more every 5 minutes, each drop counted") {
@@ -246,8 +251,7 @@ TEST_CASE("core/v1 fallback bodies") {
     CHECK(s->body.at("count") == 2);
     CHECK(s->body.at("lastTimestamp") == "2026-11-29T11:32:41Z");
     CHECK(s->body.at("series").as_object().at("count") == 2);
-    CHECK(s->body.at("message") == "created deployment gw-1");
-    CHECK_FALSE(s->body.contains("note"));
+    CHECK_FALSE(s->body.contains("message"));  // never changed by a patch
     CHECK(s->create_if_missing.at("apiVersion") == "v1");
 }
 
