@@ -5,13 +5,6 @@
 
 #include <sstream>
 
-// g++ 12 at -O2 reports a false -Wmismatched-new-delete when it inlines the
-// destruction of refresh()'s coroutine frame (Asio's own operator new/delete
-// pair, which match). Silenced for this file only.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-#endif
-
 namespace kcoro::client {
 
 namespace asio = boost::asio;
@@ -105,8 +98,8 @@ asio::awaitable<result<resource_info>> discovery_client::lookup(Lookup f, std::s
     co_return error(kcoro_errc::unsupported, "the server doesn't have a resource type " + what);
 }
 
-// The lookups are named before the co_await (a capturing lambda temporary in
-// a co_await operand is destroyed twice by g++ 12: docs/toolchain.md).
+// g++ 12 (docs/toolchain.md): the lookups are named before the co_await (a
+// capturing lambda temporary in a co_await operand is destroyed twice).
 asio::awaitable<result<resource_info>> discovery_client::find(group_version_kind gvk) {
     std::ostringstream what;
     what << gvk;

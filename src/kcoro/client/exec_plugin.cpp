@@ -235,7 +235,7 @@ asio::awaitable<result<std::string>> run_exec_plugin(const exec_config& exec, co
     if (!child) {
         co_return child.error();
     }
-    // Named first: g++ 12 miscompiles temporaries inside co_await (docs/toolchain.md).
+    // g++ 12 (docs/toolchain.md): named first, not temporaries in the operand.
     auto reading = read_and_wait(*child, exec);
     auto deadline = clk.sleep_for(timeout);
     auto first = co_await (std::move(reading) || std::move(deadline));

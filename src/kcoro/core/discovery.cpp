@@ -37,14 +37,7 @@ std::string str_of(const json::object& o, std::string_view key) {
     return {};
 }
 
-// Built with append: g++ 12 -O3 warns (-Wrestrict, a false positive) on
-// `"\"" + std::string(key) + ...`.
-std::string quoted(std::string_view s) {
-    std::string q;
-    q.reserve(s.size() + 2);
-    q.append(1, '"').append(s).append(1, '"');
-    return q;
-}
+std::string quoted(std::string_view s) { return "\"" + std::string(s) + "\""; }
 
 // A list of strings; non-strings are a decode error, absence is empty.
 result<std::vector<std::string>> strings_of(const json::object& o, std::string_view key, std::string_view doc) {

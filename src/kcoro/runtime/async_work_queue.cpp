@@ -80,7 +80,7 @@ asio::awaitable<std::optional<object_key>> async_work_queue::get() {
         }
         auto deadline = queue_.next_deadline();
         if (deadline && in_flight_ < max_concurrent_) {
-            // Awaitables named first (docs/toolchain.md: g++ 12 and temporaries in co_await).
+            // g++ 12 (docs/toolchain.md): awaitables named first, not temporaries in the operand.
             auto signalled = wait_signal(epoch);
             auto timer = clock_.sleep_until(*deadline);
             co_await (std::move(signalled) || std::move(timer));

@@ -274,7 +274,7 @@ asio::awaitable<void> informer::run() {
         co_return;
     }
     if (impl_->opts.resync_period > std::chrono::nanoseconds::zero()) {
-        // Awaitables named first (docs/toolchain.md).
+        // g++ 12 (docs/toolchain.md): awaitables named first, not temporaries in the operand.
         auto watch = impl_->w.run();
         auto resync = impl_->resync_loop();
         co_await (std::move(watch) || std::move(resync));

@@ -113,7 +113,7 @@ asio::awaitable<void> watcher::run() {
         co_return;
     }
     running_ = true;
-    // Awaitables named first (docs/toolchain.md: g++ 12 and temporaries in co_await).
+    // g++ 12 (docs/toolchain.md): awaitables named first, not temporaries in the operand.
     auto work = loop();
     auto stopper = wait_stop();
     co_await (std::move(work) || std::move(stopper));

@@ -5,6 +5,7 @@
 #include <kcoro/runtime/apply_owned.hpp>
 #include <kcoro/runtime/finalizer.hpp>
 #include <kcoro/typed/codec.hpp>
+#include <kcoro/typed/k8s/config_map.hpp>
 #include <kcoro/typed/resource_traits.hpp>
 #include <kcoro/typed/validation.hpp>
 
@@ -12,27 +13,21 @@
 #include <string>
 #include <utility>
 
-// Coroutine calls name their arguments before co_await: g++ 12 mishandles
-// temporaries inside a co_await operand (kcoro's docs/using-kcoro.md).
 namespace @@namespace@@ {
 
 namespace json = boost::json;
 namespace runtime = kcoro::runtime;
 using traits = kcoro::typed::resource_traits<@@version@@::@@kind_snake@@>;
 
-json::object desired_configmap(const @@version@@::@@kind_snake@@& obj) {
+// The child: a typed ConfigMap holding only what this controller manages
+// (apply_owned adds the owner reference and compares field by field).
+kcoro::k8s::config_map desired_configmap(const @@version@@::@@kind_snake@@& obj) {
     std::string text;
     for (std::int32_t i = 0; i < obj.spec.copies; ++i) text += obj.spec.message;
-    json::object data;
-    data["message"] = text;
-    json::object metadata;
-    metadata["name"] = obj.metadata.name;
-    metadata["namespace"] = obj.metadata.namespace_;
-    json::object cm;
-    cm["apiVersion"] = "v1";
-    cm["kind"] = "ConfigMap";
-    cm["metadata"] = std::move(metadata);
-    cm["data"] = std::move(data);
+    kcoro::k8s::config_map cm;
+    cm.metadata.name = obj.metadata.name;
+    cm.metadata.namespace_ = obj.metadata.namespace_;
+    cm.data["message"] = std::move(text);
     return cm;
 }
 
@@ -69,9 +64,9 @@ boost::asio::awaitable<kcoro::result<runtime::reconcile_result>> reconciler::app
     }
     auto& current = *decoded;
 
-    auto desired = desired_configmap(current);
-    auto gvr = kcoro::resources::configmaps();
-    auto child = co_await runtime::apply_owned(client_, ctx, gvr, desired, obj);
+    // Created once, repaired on drift (an Event each time), no write when right.
+    auto child = co_await runtime::apply_owned(client_, ctx, desired_configmap(current), obj,
+                                               runtime::owned_events::record);
     if (!child) co_return child.error().with_context("configmap");
 
     // The status: Ready, for this generation; one PUT only when it changes.

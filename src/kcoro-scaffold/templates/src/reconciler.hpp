@@ -20,6 +20,7 @@
 #include <kcoro/runtime/reconcile_context.hpp>
 #include <kcoro/runtime/reconcile_result.hpp>
 #include <kcoro/server/manager.hpp>
+#include <kcoro/typed/k8s/config_map.hpp>
 
 #include <boost/asio/awaitable.hpp>
 #include <boost/json/object.hpp>
@@ -31,7 +32,7 @@ namespace @@namespace@@ {
 inline constexpr std::string_view finalizer_name = "@@group@@/cleanup";
 
 /// The child ConfigMap the @@kind@@ wants: the applied configuration (pure).
-boost::json::object desired_configmap(const @@version@@::@@kind_snake@@& obj);
+kcoro::k8s::config_map desired_configmap(const @@version@@::@@kind_snake@@& obj);
 
 class reconciler {
 public:
