@@ -14,7 +14,7 @@
 // failing seed prints its violations and the command that replays it).
 #include "sim.hpp"
 
-#include "mirror.hpp"
+#include "defective_mirror.hpp"
 #include "reconciler.hpp"
 
 #include <chrono>
@@ -42,8 +42,8 @@ constexpr defect_name defect_names[] = {
     {world_kind::gateway_operator, "status-every-pass", gateway::defect_status_every_pass},
     {world_kind::gateway_operator, "no-uid-check", gateway::defect_no_uid_check},
     {world_kind::gateway_operator, "already-exists-is-failure", gateway::defect_already_exists_is_failure},
-    {world_kind::configmap_mirror, "write-every-pass", mirror::defect_write_every_pass},
-    {world_kind::configmap_mirror, "adopt-on-already-exists", mirror::defect_adopt_on_already_exists},
+    {world_kind::configmap_mirror, "write-every-pass", kcoro::sim::mirror_defect_write_every_pass},
+    {world_kind::configmap_mirror, "adopt-on-already-exists", kcoro::sim::mirror_defect_adopt_on_already_exists},
 };
 
 const char* world_name(world_kind w) { return w == world_kind::configmap_mirror ? "mirror" : "operator"; }

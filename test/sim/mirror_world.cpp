@@ -14,6 +14,7 @@
 // then no write at all.
 #include "world.hpp"
 
+#include "defective_mirror.hpp"
 #include "mirror.hpp"
 
 #include <kcoro/core/object.hpp>
@@ -88,8 +89,16 @@ private:
     std::map<std::string, foreign_object> foreign_;
 };
 
+// The example's own reconciler, as its main.cpp wires it; with --defect,
+// the defective one (defective_mirror.hpp).
 void mirror_world::install(replica& r) {
-    auto rec = std::make_shared<mirror::reconciler>(r.mgr->client(), mirror::cache_reader(r.mgr->cache()), o_.defects);
+    if (o_.defects) {
+        auto rec = std::make_shared<defective_mirror>(r.mgr->client(), mirror::cache_reader(r.mgr->cache()), o_.defects);
+        add_to(*r.mgr, *rec);
+        r.keep = std::move(rec);
+        return;
+    }
+    auto rec = std::make_shared<mirror::reconciler>(r.mgr->client(), mirror::cache_reader(r.mgr->cache()));
     mirror::add_to(*r.mgr, *rec);
     r.keep = std::move(rec);
 }

@@ -37,8 +37,9 @@ struct sim_options {
     std::chrono::seconds quiet{std::chrono::minutes(30)};
     /// Where deploy/crd lives (the CRD is created from its YAML).
     std::string source_dir;
-    /// Defects to switch on (gateway::defect or mirror::defect bits, by
-    /// world), for the proof that the simulator catches them.
+    /// Defects to switch on (gateway::defect or mirror_defect bits of
+    /// defective_mirror.hpp, by world), for the proof that the simulator
+    /// catches them.
     unsigned defects = 0;
     /// Also inject writes answered after the client's deadline (the server
     /// commits after the client gave up).

@@ -33,9 +33,6 @@ json::object desired_child(const json::object& parent) {
 reconciler::reconciler(kcoro::client::client& client, parent_reader read_parent)
     : client_(client), read_parent_(std::move(read_parent)) {}
 
-reconciler::reconciler(kcoro::client::client& client, parent_reader read_parent, unsigned defects)
-    : client_(client), read_parent_(std::move(read_parent)), defects_(defects) {}
-
 asio::awaitable<result<reconcile_result>> reconciler::reconcile(kcoro::runtime::reconcile_context ctx) {
     auto parent = read_parent_(ctx.key);
     if (!parent) {
@@ -48,9 +45,6 @@ asio::awaitable<result<reconcile_result>> reconciler::reconcile(kcoro::runtime::
     if (kcoro::is_being_deleted(*parent)) {
         co_return kcoro::runtime::success();
     }
-    if (defects_) {
-        co_return co_await reconcile_with_defect(std::move(ctx), std::move(parent));
-    }
     auto written =
         co_await kcoro::runtime::apply_owned(client_, ctx, kcoro::resources::configmaps(), desired_child(*parent), parent);
     if (!written) {
@@ -61,37 +55,6 @@ asio::awaitable<result<reconcile_result>> reconciler::reconcile(kcoro::runtime::
                                        {"op", kcoro::runtime::to_string(written->op)},
                                        {"drift", written->drift}});
     }
-    co_return kcoro::runtime::success();
-}
-
-// The broken passes the simulator must catch (mirror::defect); each stands
-// for a mistake controllers make, in place of apply_owned's checks.
-asio::awaitable<result<reconcile_result>> reconciler::reconcile_with_defect(kcoro::runtime::reconcile_context ctx,
-                                                                            kcoro::object_ptr parent) {
-    const auto gvr = kcoro::resources::configmaps();
-    auto desired = desired_child(*parent);
-    const auto key = kcoro::key_of(desired);
-    if (defects_ & defect_adopt_on_already_exists) {
-        const auto cached = ctx.read_owned ? ctx.read_owned(gvr, key) : std::optional<kcoro::object_ptr>();
-        if (cached && !*cached) {
-            kcoro::create_options copts;
-            copts.field_manager = ctx.field_manager;
-            auto created = co_await client_.create(gvr, key.ns, desired, copts);
-            if (created || !kcoro::is_already_exists(created.error())) {
-                if (!created) co_return created.error();
-                co_return kcoro::runtime::success();
-            }
-            // The defect: "it exists, so make it ours".
-        } else {
-            auto written = co_await kcoro::runtime::apply_owned(client_, std::move(ctx), gvr, std::move(desired),
-                                                                std::move(parent));
-            if (!written) co_return written.error().with_context("ensure child " + key.name);
-            co_return kcoro::runtime::success();
-        }
-    }
-    // write_every_pass, and the adoption above: a forced apply, unconditionally.
-    auto applied = co_await client_.apply(gvr, std::move(desired), ctx.field_manager, true);
-    if (!applied) co_return applied.error().with_context("apply child " + key.name);
     co_return kcoro::runtime::success();
 }
 

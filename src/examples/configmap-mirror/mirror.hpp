@@ -66,33 +66,17 @@ boost::json::object desired_child(const boost::json::object& parent);
 /// Reads the parent (the informer cache in the controller; may be the API).
 using parent_reader = std::function<kcoro::object_ptr(const kcoro::object_key&)>;
 
-/// Deliberate defects, switched on one at a time by the simulator to prove
-/// that it catches them (test/sim, docs/testing.md). Never set otherwise.
-enum defect : unsigned {
-    /// The child is applied on every pass, without comparing it first.
-    defect_write_every_pass = 1u << 0,
-    /// A create answered AlreadyExists is followed by a forced apply, without
-    /// reading the object back or checking who controls it.
-    defect_adopt_on_already_exists = 1u << 1,
-};
-
 class reconciler {
 public:
     reconciler(kcoro::client::client& client, parent_reader read_parent);
-    /// With `defect` bits (tests only).
-    reconciler(kcoro::client::client& client, parent_reader read_parent, unsigned defects);
 
     /// One pass for the parent `ctx.key`; writes through ctx's hooks.
     boost::asio::awaitable<kcoro::result<kcoro::runtime::reconcile_result>> reconcile(
         kcoro::runtime::reconcile_context ctx);
 
 private:
-    boost::asio::awaitable<kcoro::result<kcoro::runtime::reconcile_result>> reconcile_with_defect(
-        kcoro::runtime::reconcile_context ctx, kcoro::object_ptr parent);
-
     kcoro::client::client& client_;
     parent_reader read_parent_;
-    unsigned defects_ = 0;
 };
 
 /// The informer keys of the parents and the children.
