@@ -3,8 +3,11 @@
 // error or the error a Status body describes; a decoded list has one item per
 // element of "items", each the element itself with only apiVersion and kind
 // filled in (from the list) when it lacked them, and the list metadata as
-// the body has it.
+// the body has it. The streaming decoder (core/list_stream_decoder.cpp),
+// fed the body in chunks of a size taken from the body itself, gives the
+// same answer: the same error code, or the same metadata and items.
 #include <kcoro/core/list_decoder.hpp>
+#include <kcoro/core/list_stream_decoder.hpp>
 
 #include <kcoro/core/object.hpp>
 
@@ -14,6 +17,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string_view>
+#include <vector>
 
 namespace {
 
@@ -35,6 +39,29 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     namespace json = boost::json;
     std::string_view body(reinterpret_cast<const char*>(data), size);
     auto l = kcoro::decode_list_body(body);
+
+    std::vector<kcoro::object_ptr> streamed;
+    kcoro::result<kcoro::list_result> meta = kcoro::list_result{};
+    {
+        kcoro::list_stream_decoder d([&](kcoro::object_ptr o) { streamed.push_back(std::move(o)); });
+        const std::size_t chunk = 1 + (size == 0 ? 0 : data[size / 2] % 17);
+        for (std::size_t at = 0; at < size && meta; at += chunk) {
+            if (auto w = d.write(body.substr(at, chunk)); !w) meta = w.error();
+        }
+        if (meta) meta = d.finish();
+    }
+    check(static_cast<bool>(meta) == static_cast<bool>(l), "the streaming decoder succeeds where the other fails");
+    if (!meta) {
+        check(meta.error().code() == l.error().code(), "the streaming decoder's error code");
+    } else {
+        check(meta->resource_version == l->resource_version && meta->continue_token == l->continue_token &&
+                  meta->kind == l->kind && meta->api_version == l->api_version && meta->items.empty(),
+              "the streaming decoder's list metadata");
+        check(streamed.size() == l->items.size(), "the streaming decoder's item count");
+        for (std::size_t i = 0; i < streamed.size(); ++i) {
+            check(streamed[i] && *streamed[i] == *l->items[i], "a streamed item differs");
+        }
+    }
     if (!l) {
         check(l.error().code() == kcoro::make_error_code(kcoro::kcoro_errc::decode_error) ||
                   kcoro::is_api_error(l.error()),
