@@ -111,6 +111,51 @@ TEST_CASE("list_all follows continue tokens across pages") {
     CHECK(srv.connections() == 1);
 }
 
+TEST_CASE("list_each hands each item over as it is decoded, before the body ends") {
+    asio::io_context ioc;
+    kcoro::io::system_clock clk;
+    step l = expect("GET", "/api/v1/namespaces/default/configmaps");
+    l.expect.query = {{"resourceVersion", "0"}};
+    l.answer.stream = {{R"({"kind":"ConfigMapList","apiVersion":"v1","metadata":{"resourceVersion":"10"},"items":[)" +
+                            cm("a") + ",",
+                        false},
+                       {cm("b") + "]}", true}};
+    // A body cut after one item: the error is the caller's, not retried
+    // (the item already went out).
+    step cut = expect("GET", "/api/v1/namespaces/default/configmaps");
+    cut.answer.stream = {{R"({"kind":"ConfigMapList","apiVersion":"v1","items":[)" + cm("x") + ",", false}};
+    cut.answer.hold_open = true;
+    scripted_server srv(ioc, {l, cut});
+    auto c = make(clk, srv);
+    std::vector<std::string> seen;
+    kcoro::list_options o;
+    o.resource_version = "0";
+    auto first = kcoro::test::start(ioc, c->list_each(configmaps, "default", o, [&](kcoro::object_ptr item) {
+        seen.emplace_back(kcoro::name_of(*item));
+    }));
+    REQUIRE(kcoro::test::run_until(ioc, [&] { return seen.size() == 1; }));
+    CHECK(seen[0] == "a");
+    CHECK_FALSE(first->has_value());  // the rest of the body is not sent yet
+    srv.open_gate();
+    REQUIRE(kcoro::test::run_until(ioc, [&] { return first->has_value(); }));
+    REQUIRE((*first)->has_value());
+    CHECK((**first)->items.empty());
+    CHECK((**first)->resource_version == "10");
+    CHECK(seen == std::vector<std::string>{"a", "b"});
+
+    seen.clear();
+    auto broken = kcoro::test::start(ioc, c->list_each(configmaps, "default", {}, [&](kcoro::object_ptr item) {
+        seen.emplace_back(kcoro::name_of(*item));
+    }));
+    REQUIRE(kcoro::test::run_until(ioc, [&] { return seen.size() == 1; }));
+    srv.stop();
+    REQUIRE(kcoro::test::run_until(ioc, [&] { return broken->has_value(); }));
+    REQUIRE_FALSE((*broken)->has_value());
+    CHECK(kcoro::is_transport_error((*broken)->error()));
+    CHECK(seen == std::vector<std::string>{"x"});
+    CHECK(srv.requests().size() == 2);  // not retried
+}
+
 TEST_CASE("writes: create, update conflict, patch types, apply, delete preconditions, status") {
     asio::io_context ioc;
     kcoro::io::system_clock clk;

@@ -396,3 +396,74 @@ TEST_CASE("connecting to a closed port fails cleanly") {
     CHECK(kcoro::is_transport_error(r->error()));
     CHECK(kcoro::is_retryable(r->error()));
 }
+
+TEST_CASE("round_trip_streaming hands a 2xx body over as it arrives, on a pooled connection") {
+    asio::io_context ioc;
+    kcoro::io::manual_clock clk;
+    // Larger than the transport's 64 KB read buffer, with Content-Length.
+    std::string big(200 * 1024, 'x');
+    step chunked = ok("/l2");
+    chunked.answer.stream = {{"[1,", false}, {"2]", true}};
+    scripted_server srv(ioc, {ok("/l1", big), chunked});
+    auto t = make(clk, srv);
+
+    std::string got;
+    std::size_t pieces = 0;
+    kcoro::client::body_sink sink = [&](std::string_view b) -> kcoro::result<void> {
+        got.append(b);
+        ++pieces;
+        return {};
+    };
+    auto r = run(ioc, t->round_trip_streaming(get("/l1"), sink));
+    REQUIRE(r.has_value());
+    REQUIRE(r->has_value());
+    CHECK((*r)->status == 200);
+    CHECK((*r)->body.empty());
+    CHECK(got == big);
+    CHECK(pieces >= 4);  // never the whole body at once
+    CHECK(t->idle_connections() == 1);
+
+    // Chunked: the first piece reaches the sink before the rest is sent.
+    got.clear();
+    auto second = kcoro::test::start(ioc, t->round_trip_streaming(get("/l2"), sink));
+    REQUIRE(kcoro::test::run_until(ioc, [&] { return got == "[1,"; }));
+    CHECK_FALSE(second->has_value());
+    srv.open_gate();
+    REQUIRE(kcoro::test::run_until(ioc, [&] { return second->has_value(); }));
+    REQUIRE((*second)->has_value());
+    CHECK(got == "[1,2]");
+    CHECK(srv.requests().size() == 2);
+    CHECK(srv.requests()[1].connection == srv.requests()[0].connection);  // kept alive
+}
+
+TEST_CASE("round_trip_streaming: an error answer is read whole; a sink's error fails the request") {
+    asio::io_context ioc;
+    kcoro::io::manual_clock clk;
+    step missing = ok("/gone");
+    missing.answer.status = 404;
+    missing.answer.body = R"({"kind":"Status","apiVersion":"v1","status":"Failure","reason":"NotFound","code":404})";
+    scripted_server srv(ioc, {missing, ok("/bad", std::string(100 * 1024, 'y')), ok("/after")});
+    auto t = make(clk, srv);
+    int calls = 0;
+    kcoro::client::body_sink sink = [&](std::string_view) -> kcoro::result<void> {
+        ++calls;
+        return kcoro::error(kcoro::kcoro_errc::decode_error, "list: not a list");
+    };
+    auto nf = run(ioc, t->round_trip_streaming(get("/gone"), sink));
+    REQUIRE(nf.has_value());
+    REQUIRE(nf->has_value());
+    CHECK((*nf)->status == 404);
+    CHECK((*nf)->body.find("NotFound") != std::string::npos);
+    CHECK(calls == 0);
+
+    auto bad = run(ioc, t->round_trip_streaming(get("/bad"), sink));
+    REQUIRE(bad.has_value());
+    REQUIRE_FALSE(bad->has_value());
+    CHECK(bad->error().code() == make_error_code(kcoro::kcoro_errc::decode_error));
+    CHECK(calls == 1);  // stopped at the first piece
+    // The connection with the unread rest of the body is not reused.
+    auto after = run(ioc, t->round_trip(get("/after")));
+    REQUIRE(after.has_value());
+    REQUIRE(after->has_value());
+    CHECK(srv.requests().back().connection != srv.requests()[1].connection);
+}

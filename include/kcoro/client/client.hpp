@@ -38,6 +38,7 @@
 #include <kcoro/client/environment.hpp>
 #include <kcoro/client/transport.hpp>
 #include <kcoro/core/list_decoder.hpp>
+#include <kcoro/core/list_stream_decoder.hpp>
 #include <kcoro/core/object.hpp>
 #include <kcoro/core/request_options.hpp>
 #include <kcoro/core/resource.hpp>
@@ -131,6 +132,12 @@ public:
     boost::asio::awaitable<result<list_result>> list(group_version_resource gvr, std::string ns) {
         return list(std::move(gvr), std::move(ns), list_options());
     }
+    /// One page, each item handed to `on_item` as soon as it is decoded,
+    /// while the body still streams in (core/list_stream_decoder.hpp): the
+    /// result carries the list's metadata and no items. A failure after some
+    /// items went out is not retried (they would go out twice).
+    boost::asio::awaitable<result<list_result>> list_each(group_version_resource gvr, std::string ns,
+                                                          list_options opts, list_stream_decoder::item_sink on_item);
     /// Every page, following metadata.continue; the result's resource_version
     /// is the last page's. opts.limit sets the page size (500 when 0).
     boost::asio::awaitable<result<list_result>> list_all(group_version_resource gvr, std::string ns,
@@ -197,6 +204,9 @@ public:
 
     /// Any request, with rate limiting and retries; non-2xx answers are errors.
     boost::asio::awaitable<result<http_response>> send(api_request req);
+    /// As send, with a 2xx body handed to `sink` as it arrives
+    /// (transport::round_trip_streaming); not retried once `sink` was called.
+    boost::asio::awaitable<result<http_response>> send_streaming(api_request req, body_sink sink);
 
     /// Asked before every attempt of a write (POST, PUT, PATCH, DELETE): an
     /// error refuses it unsent (the manager's leader write guard,
@@ -225,6 +235,7 @@ private:
     client(const client_config& cfg, io::clock& clk, client_options opts, std::unique_ptr<transport> t);
     boost::asio::awaitable<result<void>> wait_for_token_bucket();
     boost::asio::awaitable<result<object_ptr>> send_for_object(result<api_request> req);
+    boost::asio::awaitable<result<http_response>> send_with(api_request req, const body_sink* sink);
 
     client_config config_;
     io::clock& clk_;

@@ -99,6 +99,11 @@ struct transport_options {
     auth_hooks auth;
 };
 
+/// Takes the body of a 2xx answer piece by piece as it arrives (a list
+/// decoded as it streams, core/list_stream_decoder.hpp). An error stops the
+/// read: the request fails with it and its connection is closed.
+using body_sink = std::function<result<void>(std::string_view)>;
+
 /// The body of a streaming answer (a watch), read as it arrives.
 class body_stream {
 public:
@@ -126,6 +131,12 @@ public:
     /// Opens a stream (watch) and reads the header. A non-2xx answer is read
     /// whole and returned as its error.
     virtual boost::asio::awaitable<result<std::unique_ptr<body_stream>>> open_stream(api_request req) = 0;
+    /// As round_trip, but the body of a 2xx answer goes to `sink` as it
+    /// arrives (http_response::body stays empty); other answers are read
+    /// whole as round_trip reads them. The default reads the answer whole
+    /// and hands the body over in one piece (in-process transports hold it
+    /// whole anyway).
+    virtual boost::asio::awaitable<result<http_response>> round_trip_streaming(api_request req, body_sink sink);
     /// As round_trip, with non-2xx answers turned into errors (error_from_response).
     boost::asio::awaitable<result<http_response>> send(api_request req);
     /// Drops idle connections (nothing for transports without any).
@@ -142,6 +153,9 @@ public:
     http_transport& operator=(const http_transport&) = delete;
 
     boost::asio::awaitable<result<http_response>> round_trip(api_request req) override;
+    /// On a pooled connection, read into a fixed 64 KB buffer (Content-Length
+    /// or chunked), whatever the body's size.
+    boost::asio::awaitable<result<http_response>> round_trip_streaming(api_request req, body_sink sink) override;
     /// On a dedicated connection.
     boost::asio::awaitable<result<std::unique_ptr<body_stream>>> open_stream(api_request req) override;
 
@@ -153,7 +167,9 @@ public:
 private:
     http_transport(io::clock& clk, transport_options opts, server_endpoint ep, std::shared_ptr<void> tls);
     boost::asio::awaitable<result<std::unique_ptr<detail::connection>>> connect(steady_time deadline);
-    boost::asio::awaitable<result<http_response>> attempt(const api_request& req, const std::string& token);
+    boost::asio::awaitable<result<http_response>> attempt(const api_request& req, const std::string& token,
+                                                          const body_sink* sink);
+    boost::asio::awaitable<result<http_response>> round_trip_with(api_request req, const body_sink* sink);
     boost::asio::awaitable<result<std::unique_ptr<body_stream>>> open_attempt(const api_request& req,
                                                                                const std::string& token);
     void observe(const api_request& req, std::string_view code, steady_time start);

@@ -112,7 +112,25 @@ asio::awaitable<result<void>> client::wait_for_token_bucket() {
 }
 
 asio::awaitable<result<http_response>> client::send(api_request req) {
+    co_return co_await send_with(std::move(req), nullptr);
+}
+
+asio::awaitable<result<http_response>> client::send_streaming(api_request req, body_sink sink) {
+    co_return co_await send_with(std::move(req), &sink);
+}
+
+asio::awaitable<result<http_response>> client::send_with(api_request req, const body_sink* sink) {
     retry_policy policy(req, opts_.max_retries);
+    // Once part of a body went to the sink, a retry would hand it over twice:
+    // the failure is the caller's (an informer relists).
+    bool delivered = false;
+    body_sink counted;
+    if (sink) {
+        counted = [&delivered, sink](std::string_view bytes) {
+            delivered = true;
+            return (*sink)(bytes);
+        };
+    }
     for (;;) {
         if (guard_ && req.method != http_method::get) {
             // Before every attempt: a retry after a stall is checked again.
@@ -124,8 +142,13 @@ asio::awaitable<result<http_response>> client::send(api_request req) {
         if (!limited) {
             co_return limited.error();
         }
-        auto r = co_await transport_->round_trip(req);
-        if (!r && is_cancelled(r.error())) {
+        result<http_response> r = error(kcoro_errc::cancelled, "not sent");
+        if (sink) {
+            r = co_await transport_->round_trip_streaming(req, counted);
+        } else {
+            r = co_await transport_->round_trip(req);
+        }
+        if (!r && (is_cancelled(r.error()) || delivered)) {
             co_return r.error();
         }
         auto outcome = r ? attempt_outcome::answered(r->status, header_value(*r, "Retry-After"))
@@ -165,11 +188,33 @@ asio::awaitable<result<list_result>> client::list(group_version_resource gvr, st
     if (!req) {
         co_return req.error();
     }
-    auto r = co_await send(*req);
+    // Decoded as it streams: the body is never held whole (a list answered
+    // from a watch cache is one response whatever the limit).
+    list_result out;
+    list_stream_decoder::item_sink collect = [&out](object_ptr item) { out.items.push_back(std::move(item)); };
+    // g++ 12 (docs/toolchain.md): the sink named first, not built in the operand.
+    auto op = list_each(std::move(gvr), std::move(ns), std::move(opts), std::move(collect));
+    auto meta = co_await std::move(op);
+    if (!meta) {
+        co_return meta.error();
+    }
+    meta->items = std::move(out.items);
+    co_return meta;
+}
+
+asio::awaitable<result<list_result>> client::list_each(group_version_resource gvr, std::string ns,
+                                                       list_options opts, list_stream_decoder::item_sink on_item) {
+    auto req = list_request(gvr, ns, opts);
+    if (!req) {
+        co_return req.error();
+    }
+    list_stream_decoder decoder(std::move(on_item));
+    body_sink sink = [&decoder](std::string_view bytes) { return decoder.write(bytes); };
+    auto r = co_await send_streaming(std::move(*req), std::move(sink));
     if (!r) {
         co_return r.error();
     }
-    co_return decode_list_body(r->body);
+    co_return decoder.finish();
 }
 
 asio::awaitable<result<list_result>> client::list_all(group_version_resource gvr, std::string ns,

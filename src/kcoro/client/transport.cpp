@@ -46,6 +46,66 @@ asio::awaitable<result<exchange_outcome>> exchange(Stream& s, beast::flat_buffer
     co_return out;
 }
 
+// As exchange, with a 2xx body handed to `sink` through a fixed buffer as it
+// is read, so no answer is ever held whole; other answers are read whole.
+template <class Stream>
+asio::awaitable<result<exchange_outcome>> exchange_streaming(Stream& s, beast::flat_buffer& buf,
+                                                             http::request<http::string_body>& msg,
+                                                             std::size_t limit, const body_sink& sink,
+                                                             bool& got_bytes, boost::system::error_code& raw_ec) {
+    auto [wec, wn] = co_await http::async_write(s, msg, asio::as_tuple(asio::use_awaitable));
+    (void)wn;
+    if (wec) {
+        raw_ec = wec;
+        co_return error(wec, "write: " + wec.message());
+    }
+    http::response_parser<http::buffer_body> p;
+    p.body_limit(boost::none);  // streamed: the size of the body costs nothing
+    auto [hec, hn] = co_await http::async_read_header(s, buf, p, asio::as_tuple(asio::use_awaitable));
+    got_bytes = hn > 0 || p.got_some();
+    if (hec) {
+        raw_ec = hec;
+        co_return error(hec, "read: " + hec.message());
+    }
+    exchange_outcome out;
+    copy_header(p.get().base(), out.response);
+    out.keep_alive = p.get().keep_alive();
+    if (out.response.status < 200 || out.response.status > 299) {
+        // A Status: small, decoded whole by the caller.
+        http::response_parser<http::string_body> whole(std::move(p));
+        whole.body_limit(limit);
+        auto [rec, rn] = co_await http::async_read(s, buf, whole, asio::as_tuple(asio::use_awaitable));
+        (void)rn;
+        if (rec) {
+            raw_ec = rec;
+            co_return error(rec, "read: " + rec.message());
+        }
+        out.response.body = std::move(whole.get().body());
+        co_return out;
+    }
+    std::string chunk(64 * 1024, '\0');
+    while (!p.is_done()) {
+        p.get().body().data = chunk.data();
+        p.get().body().size = chunk.size();
+        auto [rec, rn] = co_await http::async_read_some(s, buf, p, asio::as_tuple(asio::use_awaitable));
+        (void)rn;
+        if (rec == http::error::need_buffer) {
+            rec = {};  // the buffer is full: hand it over and read on
+        }
+        if (rec) {
+            raw_ec = rec;
+            co_return error(rec, "read: " + rec.message());
+        }
+        const std::size_t got = chunk.size() - p.get().body().size;
+        if (got > 0) {
+            if (auto taken = sink(std::string_view(chunk.data(), got)); !taken) {
+                co_return taken.error();  // the caller closes the connection
+            }
+        }
+    }
+    co_return out;
+}
+
 } // namespace
 
 http_transport::http_transport(io::clock& clk, transport_options opts, server_endpoint ep, std::shared_ptr<void> tls)
@@ -95,7 +155,8 @@ asio::awaitable<result<std::unique_ptr<connection>>> http_transport::connect(ste
     co_return co_await open_connection(clk_, endpoint_, ctx, opts_.tls.server_name, connect_deadline, tls_deadline);
 }
 
-asio::awaitable<result<http_response>> http_transport::attempt(const api_request& req, const std::string& token) {
+asio::awaitable<result<http_response>> http_transport::attempt(const api_request& req, const std::string& token,
+                                                               const body_sink* sink) {
     auto start = clk_.now();
     auto deadline = start + req.timeout.value_or(opts_.request_timeout);
     auto msg = make_request(req, endpoint_, opts_, token);
@@ -126,7 +187,8 @@ asio::awaitable<result<http_response>> http_transport::attempt(const api_request
         bool got_bytes = false;
         boost::system::error_code raw_ec;
         auto op = conn->visit([&](auto& s) {
-            return exchange(s, conn->buffer, msg, opts_.max_body_bytes, got_bytes, raw_ec);
+            return sink ? exchange_streaming(s, conn->buffer, msg, opts_.max_body_bytes, *sink, got_bytes, raw_ec)
+                        : exchange(s, conn->buffer, msg, opts_.max_body_bytes, got_bytes, raw_ec);
         });
         auto r = co_await with_deadline(clk_, deadline, std::move(op), "request");
         if (!r) {
@@ -149,6 +211,14 @@ asio::awaitable<result<http_response>> http_transport::attempt(const api_request
 }
 
 asio::awaitable<result<http_response>> http_transport::round_trip(api_request req) {
+    co_return co_await round_trip_with(std::move(req), nullptr);
+}
+
+asio::awaitable<result<http_response>> http_transport::round_trip_streaming(api_request req, body_sink sink) {
+    co_return co_await round_trip_with(std::move(req), &sink);
+}
+
+asio::awaitable<result<http_response>> http_transport::round_trip_with(api_request req, const body_sink* sink) {
     for (int auth_try = 0;; ++auth_try) {
         std::string token;
         if (opts_.auth.bearer_token) {
@@ -158,7 +228,7 @@ asio::awaitable<result<http_response>> http_transport::round_trip(api_request re
             }
             token = std::move(*t);
         }
-        auto r = co_await attempt(req, token);
+        auto r = co_await attempt(req, token, sink);
         // A 401 may mean a rotated token: refresh once (client-go does the same
         // for file and exec credentials).
         if (r && r->status == 401 && auth_try == 0 && opts_.auth.invalidate) {
@@ -167,6 +237,18 @@ asio::awaitable<result<http_response>> http_transport::round_trip(api_request re
         }
         co_return r;
     }
+}
+
+asio::awaitable<result<http_response>> transport::round_trip_streaming(api_request req, body_sink sink) {
+    auto r = co_await round_trip(std::move(req));
+    if (r && r->status >= 200 && r->status <= 299) {
+        const std::string body = std::move(r->body);
+        r->body.clear();
+        if (auto taken = sink(body); !taken) {
+            co_return taken.error();
+        }
+    }
+    co_return r;
 }
 
 asio::awaitable<result<http_response>> transport::send(api_request req) {
