@@ -90,7 +90,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         switch (op % 10) {
         case 0: in = start{}; break;
         case 1: {
-            list_page_received p{std::to_string(rv++), (r.next() & 3) == 0 ? "c" : "", {}};
+            const std::uint8_t how = r.next();
+            if ((how & 7) == 0) {
+                // An item streamed while the list's body arrives.
+                in = list_item_received{make_obj(r.next(), rv++)};
+                break;
+            }
+            list_page_received p{std::to_string(rv++), (how & 0x18) == 0 ? "c" : "", {}};
             for (int i = r.next() % 4; i > 0; --i) p.items.push_back(make_obj(r.next(), rv++));
             in = std::move(p);
             break;

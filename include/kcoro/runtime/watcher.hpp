@@ -10,8 +10,10 @@
 //   w.stop();   // run() returns once the request in flight was abandoned
 //
 // The mapping of fsm actions and inputs:
-//   list_request  -> client.list(gvr, ns, {resourceVersion, continue, limit,
-//                    selectors}) -> list_page_received | list_failed
+//   list_request  -> client.list_each(gvr, ns, {resourceVersion, continue,
+//                    limit, selectors}) -> list_item_received for each item
+//                    as it is decoded (stepped at once, its events handed to
+//                    the sink), then list_page_received | list_failed
 //   watch_request -> client.watch(gvr, ns, {resourceVersion, timeoutSeconds,
 //                    allowWatchBookmarks, sendInitialEvents, selectors})
 //                    -> watch_started | watch_failed

@@ -119,6 +119,13 @@ struct list_page_received {
     std::string continue_token;
     std::vector<object_ptr> items;
 };
+/// One item of the list answer in flight, decoded while its body still
+/// streams in (client::list_each): it goes to the store at once, so a list
+/// never holds a page of trees. The page's list_page_received follows with
+/// the rest (or none) of its items.
+struct list_item_received {
+    object_ptr item;
+};
 struct list_failed {
     error err;
 };
@@ -136,7 +143,7 @@ struct watch_failed {
 };
 struct timer_fired {};
 
-using watcher_input = std::variant<start, stop, list_page_received, list_failed, watch_started,
+using watcher_input = std::variant<start, stop, list_page_received, list_item_received, list_failed, watch_started,
                                    watch_event_received, watch_stream_ended, watch_failed, timer_fired>;
 
 enum class watcher_state {
@@ -188,6 +195,7 @@ private:
     watcher_action back_off(after_backoff then, const error& err, steady_time now,
                             std::vector<watcher_event> events = {});
     watcher_action on_page(const list_page_received& p, steady_time now);
+    watcher_action on_item(const list_item_received& i);
     watcher_action on_list_failed(const error& err, steady_time now);
     watcher_action on_event(const watch_event& e, steady_time now);
     watcher_action on_stream_event(const watch_event& e, steady_time now);

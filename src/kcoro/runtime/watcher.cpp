@@ -178,8 +178,15 @@ asio::awaitable<watcher_input> watcher::perform_list(const list_request& r) {
     ++lists_;
     std::exception_ptr thrown;
     result<list_result> res = error(kcoro_errc::cancelled, "list not sent");
+    // Each item goes to the store as soon as it is decoded, while the body
+    // still streams in (docs/runtime.md, "Lists decoded as they stream").
+    list_stream_decoder::item_sink on_item = [this](object_ptr item) {
+        deliver(fsm_.step(list_item_received{std::move(item)}, clk_.now()));
+    };
     try {
-        res = co_await client_.list(target_.gvr, ns, o);
+        // g++ 12 (docs/toolchain.md): the sink named first, not built in the operand.
+        auto op = client_.list_each(target_.gvr, ns, o, std::move(on_item));
+        res = co_await std::move(op);
     } catch (...) {
         thrown = std::current_exception();
     }
@@ -189,8 +196,7 @@ asio::awaitable<watcher_input> watcher::perform_list(const list_request& r) {
     if (!res) {
         co_return list_failed{res.error()};
     }
-    co_return list_page_received{std::move(res->resource_version), std::move(res->continue_token),
-                                 std::move(res->items)};
+    co_return list_page_received{std::move(res->resource_version), std::move(res->continue_token), {}};
 }
 
 asio::awaitable<watcher_input> watcher::perform_watch(const watch_request& r) {

@@ -169,6 +169,20 @@ watcher_action watcher_fsm::on_page(const list_page_received& p, steady_time now
     return next;
 }
 
+watcher_action watcher_fsm::on_item(const list_item_received& i) {
+    // The list stays in flight; a failure later in its body relists, and
+    // that list's init_start drops what this one applied.
+    std::vector<watcher_event> events;
+    if (!init_started_) {
+        init_started_ = true;
+        events.push_back({watcher_event_type::init_start, nullptr});
+    }
+    if (i.item) {
+        events.push_back({watcher_event_type::init_apply, i.item});
+    }
+    return {std::move(events), await_input{}};
+}
+
 watcher_action watcher_fsm::on_list_failed(const error& err, steady_time now) {
     // pager.go: an Expired continuation falls back to one full list at the
     // requested revision.
@@ -329,6 +343,9 @@ watcher_action watcher_fsm::step(const watcher_input& in, steady_time now) {
     case watcher_state::listing:
         if (auto* p = std::get_if<list_page_received>(&in)) {
             return on_page(*p, now);
+        }
+        if (auto* i = std::get_if<list_item_received>(&in)) {
+            return on_item(*i);
         }
         if (auto* f = std::get_if<list_failed>(&in)) {
             return on_list_failed(f->err, now);

@@ -110,6 +110,41 @@ TEST_CASE("paged initial list at RV 0, then watch from the list's revision") {
     CHECK(w.step(watch_stream_ended{}, t0 + 450s) == watcher_action{{}, watch_at("16")});
 }
 
+TEST_CASE("items streamed while a list answer arrives go to the store one at a time") {
+    auto w = make_fsm();
+    w.step(start{}, t0);
+    auto a = obj("a", "3"), b = obj("b", "4"), c = obj("c", "9");
+    // The first item opens the snapshot; the list stays in flight.
+    CHECK(w.step(list_item_received{a}, t0) == watcher_action{{init_start(), init_apply(a)}, await_input{}});
+    CHECK(w.state() == watcher_state::listing);
+    CHECK(w.step(list_item_received{b}, t0) == watcher_action{{init_apply(b)}, await_input{}});
+    // The page's end carries no items: the next page, without a second init_start.
+    CHECK(w.step(list_page_received{"10", "c1", {}}, t0) == watcher_action{{}, list_request{"", "c1", 500}});
+    CHECK(w.step(list_item_received{c}, t0) == watcher_action{{init_apply(c)}, await_input{}});
+    CHECK(w.step(list_page_received{"10", "", {}}, t0) == watcher_action{{init_done()}, watch_at("10")});
+    CHECK(w.has_synced());
+    // Outside a list an item is ignored.
+    CHECK(w.step(list_item_received{obj("x", "1")}, t0) == watcher_action{{}, await_input{}});
+}
+
+TEST_CASE("a list that fails after streaming some items: the relist starts a new snapshot") {
+    auto w = make_fsm();
+    w.step(start{}, t0);
+    auto a = obj("a", "3");
+    w.step(list_item_received{a}, t0);
+    // Cut mid-body: back off, then the relist's first item opens a new snapshot
+    // (init_start drops what the broken list applied).
+    auto backoff = w.step(list_failed{reset}, t0);
+    REQUIRE(std::holds_alternative<sleep_until>(backoff.next));
+    CHECK(backoff.events.empty());
+    CHECK_FALSE(w.has_synced());
+    auto relist = w.step(timer_fired{}, t0 + 5s);
+    CHECK(relist.next == watcher_next{list_request{"0", "", 500}});
+    auto b = obj("b", "4");
+    CHECK(w.step(list_item_received{b}, t0 + 5s) == watcher_action{{init_start(), init_apply(b)}, await_input{}});
+    CHECK(w.step(list_page_received{"12", "", {}}, t0 + 5s) == watcher_action{{init_done()}, watch_at("12")});
+}
+
 TEST_CASE("watch timeouts are drawn from [300, 600) by the injected source") {
     for (double r : {0.0, 0.999999}) {
         watcher_options o;
