@@ -9,6 +9,8 @@
 //   --simulate-workloads / --no-simulate-workloads   (on by default)
 //   --simulate-delay MS       default 1000
 //   --history N               retained watch events (default 10000)
+//   --watch-cache=false       page resourceVersion=0 lists (default: answered whole, as
+//                             kube-apiserver's watch cache does)
 //   --seed N                  seed for uids, generated names and tokens (default: random)
 //   --bookmark-interval MS    default 60000
 //   --load FILE               apply YAML/JSON manifests at start (repeatable)
@@ -153,6 +155,8 @@ int main(int argc, char** argv) {
                 opts.store.random_seed = std::stoull(value(i));
             } else if (a == "--history") {
                 opts.store.history_size = std::stoul(value(i));
+            } else if (a == "--watch-cache=false" || a == "--watch-cache=true") {
+                opts.store.watch_cache = a.ends_with("true");
             } else if (a == "--bookmark-interval") {
                 opts.handler.bookmark_interval = std::chrono::milliseconds(std::stol(value(i)));
             } else if (a == "--load") {
@@ -160,7 +164,8 @@ int main(int argc, char** argv) {
             } else if (a == "--help" || a == "-h") {
                 std::cout << "usage: kcoro-apiserver [--listen HOST:PORT] [--tls|--plain] [--cert F --key F]\n"
                              "  [--write-kubeconfig PATH] [--policy F] [--tokens F] [--[no-]simulate-workloads]\n"
-                             "  [--simulate-delay MS] [--history N] [--bookmark-interval MS] [--load F]... [--seed N]\n";
+                             "  [--simulate-delay MS] [--history N] [--watch-cache=false] [--bookmark-interval MS]\n"
+                             "  [--load F]... [--seed N]\n";
                 return 0;
             } else {
                 fatal("unknown flag " + a);

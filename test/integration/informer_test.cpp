@@ -170,8 +170,31 @@ struct running {
 
 } // namespace
 
-TEST_CASE("informer: paged initial sync, then add/update/delete in order") {
+TEST_CASE("informer: the initial list at resourceVersion=0 is one answer, as a watch cache gives it") {
     harness h;
+    for (int i = 0; i < 23; ++i) {
+        h.create("default", "cm-" + std::to_string(i));
+    }
+    const int lists_before = h.requests("list");
+    auto o = options_for("default", nullptr);
+    o.watcher.page_size = 5;  // asked for, and ignored at resourceVersion=0 (cacher.go)
+    rt::informer inf(*h.c, h.clk, h.ioc.get_executor(), o);
+    recorder rec;
+    inf.add_handlers(rec.handlers());
+    running r(h, inf);
+    const std::chrono::nanoseconds bound = 1min;
+    auto synced = h.run(inf.wait_for_sync(bound));
+    REQUIRE_MESSAGE(synced, (synced ? "" : synced.error().message()));
+    CHECK(inf.cache().size() == 23);
+    CHECK(rec.log.size() == 23);
+    CHECK(h.requests("list") - lists_before == 1);
+    CHECK(inf.source().lists() == 1);
+}
+
+TEST_CASE("informer: paged initial sync (no watch cache), then add/update/delete in order") {
+    kcoro::apiserver::server_options so;
+    so.store.watch_cache = false;  // kube-apiserver --watch-cache=false: RV=0 lists are paged
+    harness h(so);
     for (int i = 0; i < 23; ++i) {
         h.create("default", "cm-" + std::to_string(i));
     }

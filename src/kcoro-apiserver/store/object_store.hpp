@@ -140,6 +140,11 @@ struct store_config {
     /// Namespaces present at start.
     std::vector<std::string> initial_namespaces{"default", "kube-system", "kube-public",
                                                 "kube-node-lease", "kcoro-system"};
+    /// kube-apiserver's --watch-cache (on by default there too): a list at
+    /// resourceVersion "0" without a continue token is answered from the
+    /// watch cache, whole, whatever `limit` says (1.32's cacher.go
+    /// shouldDelegateList). Off: paged like a list served by etcd.
+    bool watch_cache = true;
 };
 
 class object_store {

@@ -66,6 +66,14 @@ result<json::object> object_store::list(const group_version_resource& gvr, std::
         return list_options_invalid({errors::field_invalid("limit", std::to_string(o.limit), "must be non-negative")});
     }
 
+    // staging/src/k8s.io/apiserver/pkg/storage/cacher/cacher.go (1.32),
+    // shouldDelegateList: "Serve paginated requests about revision "0" from
+    // watch cache" -- and the cache's GetList returns every selected item,
+    // with no continue and no remainingItemCount. Every other list with a
+    // limit goes to etcd and is paged; without a limit the two agree.
+    const bool from_watch_cache = im.config.watch_cache && o.resource_version == "0" && o.continue_token.empty();
+    const std::int64_t limit = from_watch_cache ? 0 : o.limit;
+
     revision_t snapshot = revision_;
     std::optional<object_key> start_after;
     std::optional<std::int64_t> token_remaining;  // items from this page on, as the last page counted
@@ -149,7 +157,7 @@ result<json::object> object_store::list(const group_version_resource& gvr, std::
             ++b;
         }
         if (!*obj || !selected(*filter, *def, **obj)) continue;
-        if (o.limit > 0 && static_cast<std::int64_t>(items.size()) >= o.limit) {
+        if (limit > 0 && static_cast<std::int64_t>(items.size()) >= limit) {
             more = true;
             if (count_remaining && token_remaining && *token_remaining >= static_cast<std::int64_t>(items.size())) {
                 // The previous page counted what was left at this snapshot.

@@ -116,6 +116,63 @@ TEST_CASE("limit and continue page through a consistent snapshot") {
     CHECK(find_path(*p2, {"metadata", "continue"}) == nullptr);
 }
 
+TEST_CASE("resourceVersion=0 is answered whole, as the watch cache answers it (limit ignored)") {
+    // cacher.go shouldDelegateList: hasLimit := pred.Limit > 0 && resourceVersion != "0".
+    object_store s;
+    fill_labeled(s);
+    list_options o;
+    o.limit = 2;
+    o.resource_version = "0";
+    auto l = s.list(resources::configmaps(), "default", o);
+    REQUIRE(l);
+    CHECK(names(*l) == std::vector<std::string>{"a", "b", "c", "d"});
+    CHECK(find_path(*l, {"metadata", "continue"}) == nullptr);
+    CHECK(find_path(*l, {"metadata", "remainingItemCount"}) == nullptr);
+    CHECK(str_at(*l, {"metadata", "resourceVersion"}) == std::to_string(s.current_revision()));
+    o.resource_version_match = "NotOlderThan";
+    auto nt = s.list(resources::configmaps(), "default", o);
+    REQUIRE(nt);
+    CHECK(names(*nt).size() == 4);
+    // Unset or an exact revision with a limit: etcd, paged.
+    for (const char* rv : {"", "3"}) {
+        CAPTURE(rv);
+        list_options paged;
+        paged.limit = 2;
+        paged.resource_version = rv;
+        auto p = s.list(resources::configmaps(), "default", paged);
+        REQUIRE(p);
+        CHECK(names(*p) == std::vector<std::string>{"a", "b"});
+        CHECK_FALSE(str_at(*p, {"metadata", "continue"}).empty());
+    }
+    // A continue token with resourceVersion=0 is paged from the token's snapshot.
+    list_options first;
+    first.limit = 2;
+    auto p1 = s.list(resources::configmaps(), "default", first);
+    REQUIRE(p1);
+    list_options next;
+    next.limit = 1;
+    next.resource_version = "0";
+    next.continue_token = str_at(*p1, {"metadata", "continue"});
+    auto p2 = s.list(resources::configmaps(), "default", next);
+    REQUIRE(p2);
+    CHECK(names(*p2) == std::vector<std::string>{"c"});
+}
+
+TEST_CASE("without the watch cache resourceVersion=0 is paged (--watch-cache=false)") {
+    store_config cfg;
+    cfg.watch_cache = false;
+    object_store s(cfg);
+    fill_labeled(s);
+    list_options o;
+    o.limit = 3;
+    o.resource_version = "0";
+    auto l = s.list(resources::configmaps(), "default", o);
+    REQUIRE(l);
+    CHECK(names(*l) == std::vector<std::string>{"a", "b", "c"});
+    CHECK_FALSE(str_at(*l, {"metadata", "continue"}).empty());
+    CHECK(find_path(*l, {"metadata", "remainingItemCount"})->as_int64() == 1);
+}
+
 TEST_CASE("pages after writes: each page and remainingItemCount at the snapshot") {
     object_store s;
     fill_labeled(s);
