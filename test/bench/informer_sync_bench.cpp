@@ -2,11 +2,16 @@
 // process (plain HTTP, a free port): 10,000 ConfigMaps of about 1 KiB, half
 // created with POST and half with server-side apply (both carry
 // managedFields: an Update entry and an Apply entry). For each transform (strip managedFields: the default;
-// none; metadata-only) a fresh informer syncs and we print the time, RSS
+// none; metadata-only; streaming list) a fresh informer syncs and we print the time, RSS
 // before/after (/proc/self/statm) and heap bytes per cached object (glibc
 // mallinfo2, after malloc_trim). Prints figures; asserts nothing.
 //
-//   informer_sync_bench PATH/TO/kcoro-apiserver [objects]
+//   informer_sync_bench PATH/TO/kcoro-apiserver [objects] [--watch-cache=false]
+//
+// The list at resourceVersion=0 is answered whole (as a watch cache does)
+// unless --watch-cache=false; the peak RSS during each sync (VmHWM, reset
+// through /proc/self/clear_refs) is printed against the RSS after it. A
+// fourth informer syncs by a streaming list (sendInitialEvents).
 #include <kcoro/client/client.hpp>
 #include <kcoro/io/clock.hpp>
 #include <kcoro/runtime/informer.hpp>
@@ -45,6 +50,24 @@ namespace rt = kcoro::runtime;
 using namespace std::chrono_literals;
 
 namespace {
+
+// The peak RSS (VmHWM) since the last reset_peak_rss().
+long peak_rss_bytes() {
+    std::ifstream in("/proc/self/status");
+    std::string key;
+    while (in >> key) {
+        long kb = 0;
+        if (key == "VmHWM:" && in >> kb) return kb * 1024;
+        in.ignore(1 << 20, '\n');
+    }
+    return 0;
+}
+
+// Writing 5 to clear_refs resets VmHWM to the current RSS (proc(5)).
+void reset_peak_rss() {
+    std::ofstream out("/proc/self/clear_refs");
+    out << "5";
+}
 
 long rss_bytes() {
     std::ifstream statm("/proc/self/statm");
@@ -159,6 +182,7 @@ asio::awaitable<int> create_range(kcoro::client::client& c, int from, int to, in
 struct figures {
     double seconds = 0;
     long rss_before = 0, rss_after = 0;
+    long rss_peak = 0;  // VmHWM during the sync
     long heap_before = 0, heap_after = 0;
     std::size_t objects = 0;
     double client_cpu = 0, server_cpu = 0;  // seconds of CPU during the sync
@@ -171,6 +195,7 @@ figures sync_once(asio::io_context& ioc, kcoro::client::client& c, kcoro::io::cl
     figures f;
     f.heap_before = heap_in_use();
     f.rss_before = rss_bytes();
+    reset_peak_rss();
     rt::informer_options o;
     o.key.gvr = kcoro::resources::configmaps();
     o.key.namespace_ = "bench";
@@ -179,6 +204,8 @@ figures sync_once(asio::io_context& ioc, kcoro::client::client& c, kcoro::io::cl
         o.transform = [](kcoro::object_ptr p) { return p; };
     } else if (std::string_view(mode) == "metadata-only") {
         o.key.metadata_only = true;
+    } else if (std::string_view(mode) == "streaming-list") {
+        o.watcher.streaming_list = true;  // sendInitialEvents=true (WatchList)
     }
     auto inf = std::make_unique<rt::informer>(c, clk, ioc.get_executor(), o);
     bool done = false;
@@ -198,6 +225,7 @@ figures sync_once(asio::io_context& ioc, kcoro::client::client& c, kcoro::io::cl
     f.lists = inf->source().lists();
     f.heap_after = heap_in_use();
     f.rss_after = rss_bytes();
+    f.rss_peak = peak_rss_bytes();
     inf->stop();
     while (!done) {
         run_one(ioc);
@@ -210,7 +238,7 @@ figures sync_once(asio::io_context& ioc, kcoro::client::client& c, kcoro::io::cl
 
 int main(int argc, char** argv) {
     if (argc < 2) {
-        std::fprintf(stderr, "usage: %s PATH/TO/kcoro-apiserver [objects]\n", argv[0]);
+        std::fprintf(stderr, "usage: %s PATH/TO/kcoro-apiserver [objects] [--watch-cache=false]\n", argv[0]);
         return 2;
     }
     std::setvbuf(stdout, nullptr, _IOLBF, 0);
@@ -223,6 +251,9 @@ int main(int argc, char** argv) {
     child server;
     std::vector<std::string> args{argv[1], "--listen", "127.0.0.1:0", "--plain", "--no-simulate-workloads",
                                   "--history", std::to_string(n * 2 + 1000), "--write-kubeconfig", kubeconfig};
+    // Without the watch cache the RV=0 list is paged (500 per page), as
+    // kcoro-apiserver answered it before issue 25.
+    if (argc > 3 && std::string_view(argv[3]) == "--watch-cache=false") args.push_back(argv[3]);
     std::vector<char*> cargs;
     for (auto& a : args) cargs.push_back(a.data());
     cargs.push_back(nullptr);
@@ -298,16 +329,19 @@ int main(int argc, char** argv) {
 
     // A first pass absorbs one-time allocations (connections, parser buffers).
     sync_once(ioc, *c, clk, "metadata-only", server.pid);
-    for (const char* mode : {"strip-managedFields (default)", "keep-managedFields", "metadata-only"}) {
+    for (const char* mode :
+         {"strip-managedFields (default)", "keep-managedFields", "metadata-only", "streaming-list"}) {
         std::string m = mode;
         const char* key = m.rfind("strip", 0) == 0 ? "strip" : mode;
         auto f = sync_once(ioc, *c, clk, key, server.pid);
         double per_obj_heap = f.objects ? double(f.heap_after - f.heap_before) / double(f.objects) : 0;
         double per_obj_rss = f.objects ? double(f.rss_after - f.rss_before) / double(f.objects) : 0;
         std::printf("  %-30s sync %zu objects in %.3f s, %llu list pages (CPU: client %.3f s = %.1f us/object, server %.3f s); "
-                    "RSS %.1f -> %.1f MiB (%.0f B/object); heap in use +%.1f MiB (%.0f B/object, of which stored %.0f)\n",
+                    "RSS %.1f -> %.1f MiB (%.0f B/object), peak %.1f MiB (%.2fx after); heap in use +%.1f MiB "
+                    "(%.0f B/object, of which stored %.0f)\n",
                     mode, f.objects, f.seconds, static_cast<unsigned long long>(f.lists), f.client_cpu, f.objects ? 1e6 * f.client_cpu / double(f.objects) : 0.0,
                     f.server_cpu, f.rss_before / 1048576.0, f.rss_after / 1048576.0, per_obj_rss,
+                    f.rss_peak / 1048576.0, f.rss_after ? double(f.rss_peak) / double(f.rss_after) : 0.0,
                     (f.heap_after - f.heap_before) / 1048576.0, per_obj_heap,
                     f.objects ? double(f.stored) / double(f.objects) : 0.0);
     }

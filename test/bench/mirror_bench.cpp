@@ -19,13 +19,22 @@
 // One line of figures per phase. The controller's requests are counted from
 // the server's request log (its lines carry the User-Agent; this program
 // sends "mirror-bench"), so the figures hold whatever the controller's
-// code looks like inside. With --csv FILE the run's figures are also
+// code looks like inside.
+//
+// Any cluster: with --kubeconfig PATH no server is started; the bench runs
+// against that kubeconfig's server (a real kube-apiserver, or a
+// kcoro-apiserver started by hand). There is no request log then: the sync
+// ends when this program's children watch has seen the N-th child, and the
+// controller's requests are read from its own rest_client_requests_total
+// (by method; writes of every resource). --server-pid PID adds the server's
+// CPU when it runs on this machine. The namespace is deleted at the end. With --csv FILE the run's figures are also
 // appended to FILE as one CSV row (a header first when FILE is new), for
 // `scripts/kcoro-dev bench --plot` (scripts/bench-plot).
 //
 //   mirror_bench APISERVER MIRROR [--parents N] [--settle SECONDS] [--idle SECONDS]
 //                [--updates N] [--deletes N] [--clients N] [--csv FILE]
 //                [-- controller flags...]
+//   mirror_bench --kubeconfig PATH [--server-pid PID] MIRROR [the same options]
 #include "mirror_parent.hpp"
 
 #include <kcoro/client/client.hpp>
@@ -52,6 +61,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -86,6 +96,8 @@ struct settings {
     int deletes = 100;
     int clients = 8;
     std::string csv;  // --csv FILE: append the figures as a CSV row
+    std::string kubeconfig;  // --kubeconfig: an existing cluster, no server started
+    pid_t server_pid = -1;   // --server-pid: that server's process, for its CPU
     std::vector<std::string> controller_args;
 };
 
@@ -186,12 +198,14 @@ struct process {
 struct proc_figures {
     double cpu = 0;      // utime + stime, seconds
     long rss_kb = 0;     // VmRSS
+    long hwm_kb = 0;     // VmHWM: the peak RSS so far
     long anon_kb = 0;    // RssAnon
     long threads = 0;
 };
 
 proc_figures sample(pid_t pid) {
     proc_figures f;
+    if (pid <= 0) return f;  // an external server: not measured
     {
         std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
         std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -212,6 +226,7 @@ proc_figures sample(pid_t pid) {
     while (st >> key) {
         long v = 0;
         if (key == "VmRSS:" && st >> v) f.rss_kb = v;
+        else if (key == "VmHWM:" && st >> v) f.hwm_kb = v;
         else if (key == "RssAnon:" && st >> v) f.anon_kb = v;
         else if (key == "Threads:" && st >> v) f.threads = v;
         st.ignore(1 << 20, '\n');
@@ -303,6 +318,7 @@ struct request_log {
     };
     counts read() {
         counts c;
+        if (path.empty()) return c;  // an external server: no log
         std::ifstream in(path);
         in.seekg(offset);
         std::string line;
@@ -389,16 +405,23 @@ struct bench {
         run_until([] { return false; }, std::chrono::duration<double>(seconds));
     }
 
+    bool external() const { return !cfg.kubeconfig.empty(); }
+    pid_t server_pid() const { return external() ? cfg.server_pid : server.pid; }
+
     void start_server() {
         dir = std::filesystem::temp_directory_path() / ("mirror-bench-" + std::to_string(getpid()));
         std::filesystem::create_directories(dir);
-        kubeconfig = (dir / "kubeconfig").string();
-        log.path = (dir / "apiserver.log").string();
-        const long history = 4L * cfg.parents + 4L * cfg.updates + 10000;
-        server.start({cfg.apiserver, "--listen", "127.0.0.1:0", "--tls", "--no-simulate-workloads", "--history",
-                      std::to_string(history), "--write-kubeconfig", kubeconfig},
-                     log.path);
-        for (int i = 0; i < 500; ++i) {
+        if (external()) {
+            kubeconfig = cfg.kubeconfig;
+        } else {
+            kubeconfig = (dir / "kubeconfig").string();
+            log.path = (dir / "apiserver.log").string();
+            const long history = 4L * cfg.parents + 4L * cfg.updates + 10000;
+            server.start({cfg.apiserver, "--listen", "127.0.0.1:0", "--tls", "--no-simulate-workloads", "--history",
+                          std::to_string(history), "--write-kubeconfig", kubeconfig},
+                         log.path);
+        }
+        for (int i = 0; i < 500 && !external(); ++i) {
             std::ifstream in(kubeconfig);
             std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
             if (text.find("client-key-data") != std::string::npos) break;
@@ -420,6 +443,7 @@ struct bench {
         for (int i = 0; i < 100; ++i) {
             auto r = run(c->create(kcoro::resources::namespaces(), cluster_scope, ns, copts));
             if (r) break;
+            if (kcoro::is_already_exists(r.error())) die("namespace " + std::string(ns_name) + " exists already");
             if (i == 99) die("namespace: " + r.error().message());
             usleep(50000);
         }
@@ -438,6 +462,7 @@ struct bench {
                                       "--health-probe-bind-address", "127.0.0.1:" + std::to_string(probe_port)};
         args.insert(args.end(), cfg.controller_args.begin(), cfg.controller_args.end());
         controller.start(args, (dir / log_name).string());
+        last_requests.clear();
     }
 
     bool wait_ready(double timeout) {
@@ -448,6 +473,27 @@ struct bench {
             sleep_running(0.02);
         }
         return false;
+    }
+
+    // External mode: the controller's own request counters, per method,
+    // since the last call (reset when a controller starts).
+    std::map<std::string, double> last_requests;
+    request_log::counts requests() {
+        auto c = log.read();
+        if (!external()) return c;
+        auto [code, body] = http_get(metrics_port, "/metrics");
+        if (code != 200) return c;
+        for (const char* m : {"GET", "POST", "PUT", "PATCH", "DELETE"}) {
+            const std::string label = std::string("method=\"") + m + "\"";
+            const double now = metric_sum(body, "rest_client_requests_total", label);
+            const long n = std::lround(now - last_requests[m]);
+            last_requests[m] = now;
+            if (n <= 0) continue;
+            c.by_verb[m] += n;
+            c.total += n;
+            if (std::string_view(m) != "GET") c.child_writes += n;  // writes of every resource
+        }
+        return c;
     }
 
     double reconciles() {
@@ -504,13 +550,17 @@ struct bench {
         return l->resource_version;
     }
 
-    std::size_t json_bytes(const std::string& name) {
+    // The JSON of one object as the controller's cache holds it: without
+    // managedFields, or (a child the controller applies) with them: the
+    // informers keep the controller's own entry for server-side apply's
+    // drift check, and every entry of a child is the controller's.
+    std::size_t json_bytes(const std::string& name, bool keep_managed_fields = false) {
         const kcoro::get_options g{};
         const kcoro::object_key key{std::string(ns_name), name};
         auto o = run(c->get(kcoro::resources::configmaps(), key, g));
         if (!o) return 0;
         auto copy = **o;
-        kcoro::strip_managed_fields(copy);
+        if (!keep_managed_fields) kcoro::strip_managed_fields(copy);
         return json::serialize(copy).size();
     }
 
@@ -522,7 +572,7 @@ struct bench {
         auto a = sample(controller.pid);
         sleep_running(cfg.idle);
         auto b = sample(controller.pid);
-        auto reqs = log.read();
+        auto reqs = requests();
         std::printf("idle:   empty cluster: RSS %.1f MB, RssAnon %.1f MB, %ld threads; CPU %.3f s in %.0f s; "
                     "requests %s\n",
                     b.rss_kb / 1024.0, b.anon_kb / 1024.0, b.threads, b.cpu - a.cpu, cfg.idle, reqs.str().c_str());
@@ -552,7 +602,7 @@ struct bench {
 
     double seed_phase() {
         const auto t0 = bench_clock::now();
-        const double server0 = sample(server.pid).cpu;
+        const double server0 = sample(server_pid()).cpu;
         int failed = 0, finished = 0;
         for (int w = 0; w < cfg.clients; ++w) {
             asio::co_spawn(ioc, create_range(w, cfg.parents, cfg.clients), [&](std::exception_ptr e, int f) {
@@ -566,7 +616,7 @@ struct bench {
             ioc.run_one();
         }
         const double s = seconds_since(t0);
-        const double server_cpu = sample(server.pid).cpu - server0;
+        const double server_cpu = sample(server_pid()).cpu - server0;
         log.read();
         std::printf("seed:   %d parents (%zu B of JSON each) created in %.2f s by %d parallel clients "
                     "(%.0f creates/s, %d failed); server CPU %.2f s\n",
@@ -578,8 +628,16 @@ struct bench {
 
     void sync_phase(double seed_s, const proc_figures& idle) {
         const auto rv = list_revision("app.example.io/child=true");
+        if (external()) {
+            // No request log: the sync ends when the children watch has seen
+            // the N-th child (it costs the server one watch).
+            watch_done = false;
+            asio::co_spawn(ioc, watch_children(rv), [](std::exception_ptr e) {
+                if (e) std::rethrow_exception(e);
+            });
+        }
         const auto t0 = bench_clock::now();
-        const double server0 = sample(server.pid).cpu;
+        const double server0 = sample(server_pid()).cpu;
         start_controller("mirror.log");
         // Done when the server has answered the N-th child create (its
         // request log, read every 5 ms): the seed phase had no watcher
@@ -588,6 +646,11 @@ struct bench {
         const long want = cfg.parents;
         double first_child = -1;  // the start-up: process, config, TLS, the list of every parent
         if (!run_until([&] {
+                if (external()) {
+                    const long seen = static_cast<long>(children.size());
+                    if (first_child < 0 && seen > 0) first_child = seconds_since(t0);
+                    return seen >= want || !controller.alive();
+                }
                 reqs += log.read();
                 if (first_child < 0 && reqs.child_creates > 0) first_child = seconds_since(t0);
                 return reqs.child_creates >= want || !controller.alive();
@@ -597,22 +660,27 @@ struct bench {
         if (!controller.alive()) die("the controller exited during the sync");
         const double s = seconds_since(t0);
         auto f = sample(controller.pid);
-        const double server_cpu = sample(server.pid).cpu - server0;
-        reqs += log.read();
-        const std::size_t parent_json = json_bytes("parent-0"), child_json = json_bytes("parent-0-observed");
+        const double server_cpu = sample(server_pid()).cpu - server0;
+        reqs += requests();
+        const std::size_t parent_json = json_bytes("parent-0"), child_json = json_bytes("parent-0-observed", true);
         const double cached_json = double(cfg.parents) * double(parent_json + child_json);
         const double objects = 2.0 * cfg.parents;
         std::printf("sync:   all %d children in %.2f s (%.2fx the seed time; the first after %.2f s); controller CPU %.2f s "
                     "(%.0f us/parent); RssAnon %.1f MB = %.2f KB per cached object over idle "
-                    "(%.2fx the %.1f MB of cached JSON); server CPU %.2f s; requests %s; child writes %ld\n",
+                    "(%.2fx the %.1f MB of cached JSON); RSS %.1f MB, peak %.1f MB (%.2fx); server CPU %.2f s; "
+                    "requests %s; child writes %ld\n",
                     cfg.parents, s, s / seed_s, first_child, f.cpu, 1e6 * f.cpu / cfg.parents, f.anon_kb / 1024.0,
                     double(f.anon_kb - idle.anon_kb) / objects, double(f.anon_kb) * 1024.0 / cached_json,
-                    cached_json / 1048576.0, server_cpu, reqs.str().c_str(), reqs.child_writes);
+                    cached_json / 1048576.0, f.rss_kb / 1024.0, f.hwm_kb / 1024.0,
+                    f.rss_kb > 0 ? double(f.hwm_kb) / double(f.rss_kb) : 0.0, server_cpu, reqs.str().c_str(),
+                    reqs.child_writes);
         row.add("sync_s", s);
         row.add("sync_first_child_s", first_child);
         row.add("sync_controller_cpu_s", f.cpu);
         row.add("sync_us_per_parent", 1e6 * f.cpu / cfg.parents, 1);
         row.add("sync_anon_mb", f.anon_kb / 1024.0, 2);
+        row.add("sync_rss_mb", f.rss_kb / 1024.0, 2);
+        row.add("sync_peak_rss_mb", f.hwm_kb / 1024.0, 2);
         row.add("sync_kb_per_object", double(f.anon_kb - idle.anon_kb) / objects);
         row.add("cached_json_mb", cached_json / 1048576.0, 2);
         row.add("sync_server_cpu_s", server_cpu);
@@ -620,10 +688,12 @@ struct bench {
         last_ = f;
         // The children watch for the phases after (replayed from before the
         // sync: every child's ADDED event), before the settle phase starts.
-        watch_done = false;
-        asio::co_spawn(ioc, watch_children(rv), [](std::exception_ptr e) {
-            if (e) std::rethrow_exception(e);
-        });
+        if (!external()) {
+            watch_done = false;
+            asio::co_spawn(ioc, watch_children(rv), [](std::exception_ptr e) {
+                if (e) std::rethrow_exception(e);
+            });
+        }
         const std::size_t all = static_cast<std::size_t>(cfg.parents);
         if (!run_until([&] { return children.size() >= all; }, std::chrono::minutes(5))) {
             die("the children watch saw " + std::to_string(children.size()) + " children");
@@ -635,7 +705,7 @@ struct bench {
         auto a = sample(controller.pid);
         sleep_running(cfg.settle);
         auto b = sample(controller.pid);
-        auto reqs = log.read();
+        auto reqs = requests();
         std::printf("settle: %.0f s after sync: controller CPU %.3f s; RssAnon %.1f MB; requests %s; "
                     "child writes %ld\n",
                     cfg.settle, b.cpu - a.cpu, b.anon_kb / 1024.0, reqs.str().c_str(), reqs.child_writes);
@@ -686,7 +756,7 @@ struct bench {
         sleep_running(0.5);  // a late write would show
         auto b = sample(controller.pid);
         const double done = reconciles() - before;
-        auto reqs = log.read();
+        auto reqs = requests();
         std::printf("noop:   %d parent updates (%d failed): %.0f reconciles in %.2f s; controller CPU %.3f s "
                     "(%.1f us/reconcile); requests %s; child writes %ld\n",
                     n, failed, done, s, b.cpu - a.cpu, done > 0 ? 1e6 * (b.cpu - a.cpu) / done : 0.0,
@@ -716,7 +786,7 @@ struct bench {
         }
         std::sort(ms.begin(), ms.end());
         auto pct = [&](double p) { return ms[std::min(ms.size() - 1, static_cast<std::size_t>(p * ms.size()))]; };
-        auto reqs = log.read();
+        auto reqs = requests();
         std::printf("repair: %d children deleted one at a time: recreated after p50 %.1f ms, p99 %.1f ms "
                     "(max %.1f); requests %s; child writes %ld\n",
                     n, pct(0.50), pct(0.99), ms.back(), reqs.str().c_str(), reqs.child_writes);
@@ -746,17 +816,24 @@ settings parse_args(int argc, char** argv) {
         else if (args[i] == "--updates") s.updates = static_cast<int>(num());
         else if (args[i] == "--deletes") s.deletes = static_cast<int>(num());
         else if (args[i] == "--clients") s.clients = std::max(1, static_cast<int>(num()));
+        else if (args[i] == "--server-pid") s.server_pid = static_cast<pid_t>(num());
+        else if (args[i] == "--kubeconfig") {
+            if (i + 1 >= args.size()) die("missing value for --kubeconfig");
+            s.kubeconfig = args[++i];
+        }
         else if (args[i] == "--csv") {
             if (i + 1 >= args.size()) die("missing value for --csv");
             s.csv = args[++i];
         } else positional.push_back(args[i]);
     }
-    if (positional.size() != 2 || s.parents < 1) {
+    const std::size_t want = s.kubeconfig.empty() ? 2 : 1;
+    if (positional.size() != want || s.parents < 1) {
         die("usage: mirror_bench APISERVER MIRROR [--parents N] [--settle S] [--idle S] [--updates N] "
-            "[--deletes N] [--clients N] [--csv FILE] [-- controller flags]");
+            "[--deletes N] [--clients N] [--csv FILE] [-- controller flags]\n"
+            "       mirror_bench --kubeconfig PATH [--server-pid PID] MIRROR [the same options]");
     }
-    s.apiserver = positional[0];
-    s.mirror = positional[1];
+    if (want == 2) s.apiserver = positional[0];
+    s.mirror = positional.back();
     return s;
 }
 
@@ -793,6 +870,13 @@ int main(int argc, char** argv) {
     b.repair_phase();
     b.controller.stop();
     b.stop_watch();
+    if (b.external()) {
+        // Leave the cluster as found (the namespace's objects go with it).
+        const kcoro::delete_options opts{};
+        const kcoro::object_key key{"", std::string(ns_name)};
+        auto r = b.run(b.c->remove(kcoro::resources::namespaces(), key, opts));
+        if (!r) std::fprintf(stderr, "mirror_bench: delete namespace %s: %s\n", ns_name.data(), r.error().message().c_str());
+    }
     b.c.reset();
     b.server.stop();
     std::filesystem::remove_all(b.dir);

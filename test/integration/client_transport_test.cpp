@@ -467,3 +467,51 @@ TEST_CASE("round_trip_streaming: an error answer is read whole; a sink's error f
     REQUIRE(after->has_value());
     CHECK(srv.requests().back().connection != srv.requests()[1].connection);
 }
+
+TEST_CASE("max_connections: a request waits for a free connection, within its deadline") {
+    asio::io_context ioc;
+    kcoro::io::manual_clock clk;
+    step slow = ok("/a");
+    slow.answer.stream = {{R"({"kind":"ConfigMap"})", true}};  // held until the gate opens
+    step held_c = ok("/c");
+    held_c.answer.stream = {{R"({"kind":"ConfigMap"})", true}};
+    scripted_server srv(ioc, {slow, ok("/b"), held_c});
+    kcoro::client::transport_options o;
+    o.server = srv.url();
+    o.max_connections = 1;
+    auto t = kcoro::client::http_transport::create(clk, o);
+    REQUIRE(t.has_value());
+    auto& tr = **t;
+    auto first = kcoro::test::start(ioc, tr.round_trip(get("/a")));
+    REQUIRE(kcoro::test::run_until(ioc, [&] { return srv.requests().size() == 1; }));
+    CHECK(tr.busy_connections() == 1);
+    // The second waits: no second connection is opened.
+    auto second = kcoro::test::start(ioc, tr.round_trip(get("/b")));
+    ioc.poll();
+    CHECK_FALSE(second->has_value());
+    CHECK(srv.connections() == 1);
+    srv.open_gate();
+    REQUIRE(kcoro::test::run_until(ioc, [&] { return first->has_value() && second->has_value(); }));
+    REQUIRE((*first)->has_value());
+    REQUIRE((*second)->has_value());
+    CHECK((*second)->value().status == 200);
+    CHECK(srv.connections() == 1);  // the second reused the first's connection
+    CHECK(tr.busy_connections() == 0);
+
+    // A request that waits past its deadline fails with deadline_exceeded.
+    auto held = kcoro::test::start(ioc, tr.round_trip(get("/c")));
+    REQUIRE(kcoro::test::run_until(ioc, [&] { return srv.requests().size() == 3; }));
+    CHECK(tr.busy_connections() == 1);
+    auto late = get("/d");
+    late.timeout = std::chrono::seconds(5);
+    auto waiting = kcoro::test::start(ioc, tr.round_trip(late));
+    ioc.poll();
+    CHECK_FALSE(waiting->has_value());
+    clk.advance(std::chrono::seconds(6));
+    REQUIRE(kcoro::test::run_until(ioc, [&] { return waiting->has_value(); }));
+    REQUIRE_FALSE((*waiting)->has_value());
+    CHECK((*waiting)->error().code() == make_error_code(kcoro::kcoro_errc::deadline_exceeded));
+    CHECK(tr.busy_connections() == 1);  // the waiter held nothing
+    srv.open_gate();
+    REQUIRE(kcoro::test::run_until(ioc, [&] { return held->has_value(); }));
+}

@@ -81,6 +81,9 @@ struct client_options {
     /// What credentials read (token files, exec plugins); unset = the process's.
     std::optional<environment> env;
     std::size_t max_idle_connections = 8;
+    /// Connections open for requests at once (watches not counted); more
+    /// requests wait for one (transport_options::max_connections).
+    std::size_t max_connections = 16;
 };
 
 /// An open watch: events in order until the server ends the stream.
@@ -116,7 +119,8 @@ public:
     /// A client over a transport of the caller's (memory_transport.hpp, a
     /// test double). The transport brings its own authentication, user agent
     /// and metrics: `opts.auth`, `env`, `metrics`, `user_agent`,
-    /// `request_timeout` and `max_idle_connections` are not used here.
+    /// `request_timeout`, `max_idle_connections` and `max_connections` are
+    /// not used here.
     static std::unique_ptr<client> create(const client_config& cfg, io::clock& clk, std::unique_ptr<transport> t,
                                           client_options opts = {});
     ~client();

@@ -92,6 +92,13 @@ struct transport_options {
     /// bounds only the time to the response header.
     std::chrono::milliseconds request_timeout{std::chrono::seconds(60)};
     std::size_t max_idle_connections = 8;
+    /// Connections open for requests at once, idle ones included (watch
+    /// connections are not counted); 0: no limit. A request that finds none
+    /// free waits for one, within its deadline. HTTP/1.1 needs a connection
+    /// per request in flight, and each TLS connection holds ~100 KB of
+    /// buffers (Asio's, the BIO pair's, OpenSSL's): 32 reconciles in flight
+    /// would otherwise open 32 (docs/performance.md). Go's MaxConnsPerHost.
+    std::size_t max_connections = 0;
     /// Larger answers fail (a list of everything should paginate).
     std::size_t max_body_bytes = 256 * 1024 * 1024;
     std::string user_agent = "kcoro/0.1.0";
@@ -160,6 +167,8 @@ public:
     boost::asio::awaitable<result<std::unique_ptr<body_stream>>> open_stream(api_request req) override;
 
     std::size_t idle_connections() const noexcept { return idle_.size(); }
+    /// Connections checked out by requests now.
+    std::size_t busy_connections() const noexcept { return busy_; }
     const server_endpoint& endpoint() const noexcept { return endpoint_; }
     const transport_options& options() const noexcept { return opts_; }
     void close_idle() noexcept override;
@@ -179,6 +188,12 @@ private:
     server_endpoint endpoint_;
     std::shared_ptr<void> tls_;  // asio::ssl::context, kept opaque here
     std::vector<std::unique_ptr<detail::connection>> idle_;
+    /// Connections checked out by requests in flight.
+    std::size_t busy_ = 0;
+    /// Cancelled whenever a request gives its connection back: wakes the
+    /// requests waiting under max_connections (made on first need).
+    std::shared_ptr<void> released_;
+    boost::asio::awaitable<result<void>> wait_released();
 };
 
 } // namespace kcoro::client

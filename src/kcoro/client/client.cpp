@@ -73,6 +73,7 @@ result<std::unique_ptr<client>> client::create(const client_config& cfg, io::clo
     t.user_agent = opts.user_agent;
     t.metrics = opts.metrics;
     t.max_idle_connections = opts.max_idle_connections;
+    t.max_connections = opts.max_connections;
     std::shared_ptr<void> keep;
     if (opts.auth) {
         t.auth = *opts.auth;

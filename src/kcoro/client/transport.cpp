@@ -2,6 +2,8 @@
 #include "detail/connection.hpp"
 
 #include <boost/asio/ssl/error.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/this_coro.hpp>
 
 namespace kcoro::client {
 
@@ -155,10 +157,43 @@ asio::awaitable<result<std::unique_ptr<connection>>> http_transport::connect(ste
     co_return co_await open_connection(clk_, endpoint_, ctx, opts_.tls.server_name, connect_deadline, tls_deadline);
 }
 
+asio::awaitable<result<void>> http_transport::wait_released() {
+    if (!released_) {
+        auto ex = co_await asio::this_coro::executor;
+        released_ = std::make_shared<asio::steady_timer>(ex, asio::steady_timer::time_point::max());
+    }
+    // Keeps the timer alive across the wait (the transport may let go of it).
+    auto timer = std::static_pointer_cast<asio::steady_timer>(released_);
+    co_await timer->async_wait(asio::as_tuple(asio::use_awaitable));
+    co_return result<void>{};
+}
+
 asio::awaitable<result<http_response>> http_transport::attempt(const api_request& req, const std::string& token,
                                                                const body_sink* sink) {
     auto start = clk_.now();
     auto deadline = start + req.timeout.value_or(opts_.request_timeout);
+    // Under max_connections: wait until a connection is free or idle.
+    while (opts_.max_connections > 0 && idle_.empty() && busy_ >= opts_.max_connections) {
+        auto wait = wait_released();
+        auto waited = co_await with_deadline(clk_, deadline, std::move(wait), "waiting for a connection");
+        if (!waited) {
+            observe(req, "<error>", start);
+            co_return waited.error().with_context(describe(req, endpoint_));
+        }
+    }
+    // The connection this request holds, given back on every way out.
+    struct checkout {
+        http_transport& t;
+        explicit checkout(http_transport& tr) : t(tr) { ++t.busy_; }
+        ~checkout() {
+            --t.busy_;
+            if (t.released_) {
+                std::static_pointer_cast<asio::steady_timer>(t.released_)->cancel();
+            }
+        }
+        checkout(const checkout&) = delete;
+        checkout& operator=(const checkout&) = delete;
+    } held(*this);
     auto msg = make_request(req, endpoint_, opts_, token);
     // Writes are never replayed once sent: a connection closed after the
     // request went out may have committed it (the lost acknowledgement), and

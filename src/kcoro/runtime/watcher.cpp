@@ -268,6 +268,9 @@ asio::awaitable<void> watcher::loop() {
     auto action = fsm_.step(start{}, clk_.now());
     for (;;) {
         deliver(action);
+        // Delivered: the objects are the store's now. Kept here they would
+        // live until the next input (a quiet watch: minutes).
+        action.events.clear();
         count_restart(action.next);
         if (!std::holds_alternative<await_input>(action.next)) {
             close_stream();
