@@ -5,7 +5,12 @@
 // much while it keeps one connection open (kcoro idles with four: two watches,
 // two pooled). No kcoro code is linked, on purpose.
 //
-//   build/test/bench/tls_floor_bench build/src/kcoro-apiserver/kcoro-apiserver
+//   build/test/bench/tls_floor_bench build/src/kcoro-apiserver/kcoro-apiserver [CONTROLLER [SECONDS]]
+//
+// With CONTROLLER (a kcoro manager binary taking --kubeconfig, e.g.
+// build/src/examples/configmap-mirror) it is started against the same
+// server, and its RSS after SECONDS (default 5) of idling is printed with
+// its distance to the floor: both figures from one run (issue 25).
 #include <openssl/err.h>
 #include <openssl/ssl.h>
 
@@ -18,7 +23,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
+#include <thread>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -28,6 +35,24 @@
 extern char** environ;
 
 namespace {
+
+// VmRSS, RssAnon, RssFile of a process in kB.
+struct rss_kb {
+    long rss = 0, anon = 0, file = 0;
+};
+rss_kb read_rss(const std::string& pid) {
+    std::ifstream in("/proc/" + pid + "/status");
+    std::string key;
+    rss_kb r;
+    while (in >> key) {
+        long v = 0;
+        if (key == "VmRSS:" && in >> v) r.rss = v;
+        else if (key == "RssAnon:" && in >> v) r.anon = v;
+        else if (key == "RssFile:" && in >> v) r.file = v;
+        in.ignore(1 << 20, '\n');
+    }
+    return r;
+}
 
 void report(const char* step) {
     std::ifstream in("/proc/self/status");
@@ -47,8 +72,8 @@ void report(const char* step) {
 } // namespace
 
 int main(int argc, char** argv) {
-    if (argc != 2) {
-        std::fprintf(stderr, "usage: tls_floor_bench KCORO_APISERVER\n");
+    if (argc < 2 || argc > 4) {
+        std::fprintf(stderr, "usage: tls_floor_bench KCORO_APISERVER [CONTROLLER [SECONDS]]\n");
         return 2;
     }
     report("start (libstdc++, libssl loaded):");
@@ -115,6 +140,35 @@ int main(int argc, char** argv) {
     const int got = SSL_read(ssl, buf, sizeof buf);
     report("one TLS connection, one GET:");
     std::printf("answer: %.*s\n", got > 12 ? 12 : 0, buf);
+    const rss_kb floor = read_rss("self");
+    if (argc >= 3) {
+        // The controller against the same server, idle: how far above the floor.
+        const int idle_s = argc >= 4 ? std::atoi(argv[3]) : 5;
+        std::vector<std::string> cargs2{argv[2], "--kubeconfig", kubeconfig, "--metrics-bind-address", "0",
+                                        "--health-probe-bind-address", "0"};
+        std::vector<char*> cv;
+        for (auto& a : cargs2) cv.push_back(a.data());
+        cv.push_back(nullptr);
+        posix_spawn_file_actions_t cfa;
+        posix_spawn_file_actions_init(&cfa);
+        posix_spawn_file_actions_addopen(&cfa, 1, "/dev/null", O_WRONLY, 0);
+        posix_spawn_file_actions_addopen(&cfa, 2, "/dev/null", O_WRONLY, 0);
+        pid_t ctl = 0;
+        if (posix_spawn(&ctl, argv[2], &cfa, nullptr, cv.data(), environ) != 0) {
+            std::perror("posix_spawn controller");
+            return stop(1);
+        }
+        posix_spawn_file_actions_destroy(&cfa);
+        // Idling is the measurement itself: nothing to wait on but time.
+        std::this_thread::sleep_for(std::chrono::seconds(idle_s));
+        const rss_kb c = read_rss(std::to_string(ctl));
+        std::printf("%-34s VmRSS: %ld kB RssAnon: %ld kB RssFile: %ld kB\n", "controller, idle:", c.rss, c.anon,
+                    c.file);
+        std::printf("controller above the floor: %+.1f MB RSS (%+.1f anon, %+.1f file)\n",
+                    (c.rss - floor.rss) / 1024.0, (c.anon - floor.anon) / 1024.0, (c.file - floor.file) / 1024.0);
+        kill(ctl, SIGTERM);
+        waitpid(ctl, nullptr, 0);
+    }
     SSL_free(ssl);
     close(fd);
     SSL_CTX_free(ctx);
