@@ -54,7 +54,8 @@ struct hot_loop_alarm {
     std::chrono::nanoseconds span{0};
     /// ...the no-op writes among their writes...
     std::size_t noop_writes = 0;
-    /// ...and what they wrote, most recent last, each description once.
+    /// ...and what they wrote, most recent last, each description once (at
+    /// most five, from the reconciles that could be among an alarm's last five).
     std::vector<std::string> written;
     friend bool operator==(const hot_loop_alarm&, const hot_loop_alarm&) = default;
 };

@@ -124,3 +124,17 @@ TEST_CASE("at most five descriptions, the most recent") {
     os << *a;
     CHECK(os.str().find("3 writing reconciles of default/x in 2s") == 0);
 }
+
+TEST_CASE("descriptions come from the reconciles that can be among an alarm's last five") {
+    // A key's first writing reconciles keep no description (most keys write
+    // once after a sync): only the last five of a window of 11 are named.
+    hot_loop_tracker t({10, 5min});
+    steady_time t0{};
+    std::optional<hot_loop_alarm> a;
+    for (int i = 0; i < 11; ++i) {
+        a = t.record(k, t0 + i * 1s, 1, 0, {i < 6 ? "early" : "late"});
+    }
+    REQUIRE(a);
+    CHECK(a->writing_reconciles == 11);
+    CHECK(a->written == std::vector<std::string>{"late"});
+}
