@@ -9,6 +9,7 @@
 #include <boost/asio/io_context.hpp>
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -514,4 +515,28 @@ TEST_CASE("max_connections: a request waits for a free connection, within its de
     CHECK(tr.busy_connections() == 1);  // the waiter held nothing
     srv.open_gate();
     REQUIRE(kcoro::test::run_until(ioc, [&] { return held->has_value(); }));
+}
+
+TEST_CASE("max_connections: many waiters, each release hands the connection on (no lost wake-up)") {
+    asio::io_context ioc;
+    kcoro::io::manual_clock clk;
+    std::vector<step> steps;
+    for (int i = 0; i < 6; ++i) steps.push_back(ok("/r" + std::to_string(i)));
+    scripted_server srv(ioc, steps);
+    kcoro::client::transport_options o;
+    o.server = srv.url();
+    o.max_connections = 1;
+    auto t = kcoro::client::http_transport::create(clk, o);
+    REQUIRE(t.has_value());
+    std::vector<std::shared_ptr<std::optional<kcoro::result<kcoro::client::http_response>>>> got;
+    for (int i = 0; i < 6; ++i) got.push_back(kcoro::test::start(ioc, (*t)->round_trip(get("/r" + std::to_string(i)))));
+    REQUIRE(kcoro::test::run_until(ioc, [&] {
+        return std::all_of(got.begin(), got.end(), [](const auto& g) { return g->has_value(); });
+    }));
+    for (const auto& g : got) {
+        REQUIRE((*g)->has_value());
+        CHECK((*g)->value().status == 200);
+    }
+    CHECK(srv.connections() == 1);
+    CHECK((*t)->busy_connections() == 0);
 }

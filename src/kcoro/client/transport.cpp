@@ -157,15 +157,37 @@ asio::awaitable<result<std::unique_ptr<connection>>> http_transport::connect(ste
     co_return co_await open_connection(clk_, endpoint_, ctx, opts_.tls.server_name, connect_deadline, tls_deadline);
 }
 
+namespace detail {
+// One request waiting for a connection: its timer is cancelled to wake it.
+struct connection_waiter {
+    explicit connection_waiter(const asio::any_io_executor& ex) : timer(ex, asio::steady_timer::time_point::max()) {}
+    asio::steady_timer timer;
+    bool waiting = true;  // false once woken or gone (deadline, cancellation)
+};
+} // namespace detail
+
 asio::awaitable<result<void>> http_transport::wait_released() {
-    if (!released_) {
-        auto ex = co_await asio::this_coro::executor;
-        released_ = std::make_shared<asio::steady_timer>(ex, asio::steady_timer::time_point::max());
-    }
-    // Keeps the timer alive across the wait (the transport may let go of it).
-    auto timer = std::static_pointer_cast<asio::steady_timer>(released_);
-    co_await timer->async_wait(asio::as_tuple(asio::use_awaitable));
+    auto w = std::make_shared<connection_waiter>(co_await asio::this_coro::executor);
+    waiters_.push_back(w);
+    // However the wait ends, this waiter is no longer one to wake.
+    struct leave {
+        connection_waiter& w;
+        ~leave() { w.waiting = false; }
+    } left{*w};
+    co_await w->timer.async_wait(asio::as_tuple(asio::use_awaitable));
     co_return result<void>{};
+}
+
+void http_transport::wake_one_waiter() noexcept {
+    while (!waiters_.empty()) {
+        auto w = std::move(waiters_.front());
+        waiters_.pop_front();
+        if (w->waiting) {
+            w->waiting = false;
+            w->timer.cancel();
+            return;
+        }
+    }
 }
 
 asio::awaitable<result<http_response>> http_transport::attempt(const api_request& req, const std::string& token,
@@ -187,9 +209,7 @@ asio::awaitable<result<http_response>> http_transport::attempt(const api_request
         explicit checkout(http_transport& tr) : t(tr) { ++t.busy_; }
         ~checkout() {
             --t.busy_;
-            if (t.released_) {
-                std::static_pointer_cast<asio::steady_timer>(t.released_)->cancel();
-            }
+            t.wake_one_waiter();
         }
         checkout(const checkout&) = delete;
         checkout& operator=(const checkout&) = delete;
