@@ -1458,6 +1458,51 @@ asio::awaitable<void> discovery_fields(ctx& x) {
            "deployments/scale: autoscaling/v1 Scale, get patch update");
 }
 
+// kube-controller-manager's root-CA publisher (pkg/controller/certificates/
+// rootcacertpublisher/publisher.go): kube-root-ca.crt in every namespace,
+// re-created when deleted, repaired when its data is edited. A real
+// controller is asynchronous: every step polls up to --gc-wait.
+asio::awaitable<void> root_ca_configmap(ctx& x) {
+    const std::string name = "kube-root-ca.crt";
+    auto wait_for = [&](std::function<bool(const object_ptr&)> done, std::string what) -> asio::awaitable<object_ptr> {
+        auto end = std::chrono::steady_clock::now() + std::chrono::seconds(x.opt.gc_wait);
+        for (;;) {
+            auto r = co_await x.get(x.cms, name);
+            if (r && done(*r)) co_return std::move(*r);
+            if (std::chrono::steady_clock::now() >= end) throw failure(what + ": not within --gc-wait");
+            co_await x.sleep(50ms);
+        }
+    };
+    // Named predicates and options: no temporaries in a co_await operand (g++ 12).
+    const std::function<bool(const object_ptr&)> present = [](const object_ptr&) { return true; };
+    auto cm = co_await wait_for(present, "kube-root-ca.crt in the new namespace");
+    const std::string ca = data_of(*cm, "ca.crt");
+    EXPECT(ca.starts_with("-----BEGIN CERTIFICATE-----"), "ca.crt is a PEM certificate");
+    EXPECT(cm->at("data").as_object().size() == 1, "data holds ca.crt only");
+    const std::string description =
+        "Contains a CA bundle that can be used to verify the kube-apiserver when using internal endpoints such as the "
+        "internal service IP or kubernetes.default.svc. No other usage is guaranteed across distributions of "
+        "Kubernetes clusters.";
+    auto ann = kcoro::annotation_of(*cm, "kubernetes.io/description");
+    EXPECT(ann && *ann == description, "the kubernetes.io/description annotation");
+    const std::string uid(kcoro::uid_of(*cm));
+
+    // Edited data is put back.
+    json::object edit = *cm;
+    edit["data"] = json::object{{"ca.crt", "forged"}};
+    must(co_await x.update(x.cms, edit), "edit kube-root-ca.crt");
+    const std::function<bool(const object_ptr&)> same_ca = [&](const object_ptr& o) { return data_of(*o, "ca.crt") == ca; };
+    auto repaired = co_await wait_for(same_ca, "repaired data");
+    EXPECT(kcoro::uid_of(*repaired) == uid, "repaired in place (same uid)");
+
+    // Deleted, it comes back as a new object.
+    const kcoro::delete_options plain{};
+    must(co_await x.remove(x.cms, name, plain), "delete kube-root-ca.crt");
+    const std::function<bool(const object_ptr&)> new_uid = [&](const object_ptr& o) { return kcoro::uid_of(*o) != uid; };
+    auto back = co_await wait_for(new_uid, "re-created");
+    EXPECT(data_of(*back, "ca.crt") == ca, "re-created with the same CA");
+}
+
 std::vector<scenario> all_scenarios() {
     return {
         {"resource-version", false, resource_version},
@@ -1492,6 +1537,8 @@ std::vector<scenario> all_scenarios() {
         {"scale-subresource", false, scale_subresource},
         {"partial-object-metadata", false, partial_object_metadata},
         {"discovery-fields", false, discovery_fields},
+        // issue 22, a 1.32 server
+        {"root-ca-configmap", false, root_ca_configmap},
     };
 }
 

@@ -480,6 +480,8 @@ result<json::object> object_store::impl::do_create(const request_context& ctx, c
     if (def->gvr.resource == "customresourcedefinitions") {
         for (auto& rd : resource_defs_of_crd(*stored)) owner.registry_.add(std::move(rd));
     }
+    // The root-CA publisher reacts to a namespace's creation at once.
+    if (def->gvr.resource == "namespaces" && def->gvr.group.empty()) im.publish_root_ca(name, ctx.now);
     return *impl::present(stored, *def);
 }
 

@@ -1,6 +1,7 @@
 // object_store: the controllers kube-controller-manager would run, as pure
 // steps the HTTP driver calls on timers: the namespace controller, the CRD
-// cleanup finalizer, the garbage collector and the workload simulation; and
+// cleanup finalizer, the garbage collector, the root-CA publisher's repairs
+// (root_ca_publisher.cpp) and the workload simulation; and
 // the service cluster-IP allocator.
 #include "store/object_store.hpp"
 #include "store/status_errors.hpp"
@@ -278,6 +279,9 @@ bool object_store::gc_step(wall_time now) {
             changed |= im.controller_write(*l.def, std::move(next), l.obj);
         }
     }
+    // 4. The root-CA publisher (root_ca_publisher.cpp): re-creates or repairs
+    //    kube-root-ca.crt.
+    changed |= im.root_ca_step(now);
     if (!changed && revision_ == start_revision) im.gc_idle_at = revision_;
     return changed;
 }
