@@ -36,25 +36,61 @@ std::string_view field_value(const boost::json::object& obj, std::string_view fi
         return s.empty() ? string_at(obj, {"reportingComponent"}) : s;
     }
     if (field == "status.phase") return string_at(obj, {"status", "phase"});
+    if (field == "spec.clusterIP") return string_at(obj, {"spec", "clusterIP"});
+    if (field == "spec.type") return string_at(obj, {"spec", "type"});
     return string_at(obj, {field});  // type, reason, reportingComponent
 }
 
 } // namespace
 
+namespace {
+
+// The groups kcoro-apiserver serves built-in kinds from; any other group is a
+// custom resource's.
+bool builtin_group(std::string_view group) {
+    return group.empty() || group == "apps" || group == "coordination.k8s.io" || group == "events.k8s.io" ||
+           group == "apiextensions.k8s.io";
+}
+
+// Kinds whose scheme registers a field label conversion function
+// (pkg/apis/core/v1/conversion.go: Event, Namespace, Secret, Service; events.k8s.io
+// Event); the others take runtime.DefaultMetaV1FieldSelectorConversion.
+bool has_conversion_func(std::string_view group, std::string_view resource) {
+    if (group == "events.k8s.io") return resource == "events";
+    return group.empty() &&
+           (resource == "events" || resource == "namespaces" || resource == "secrets" || resource == "services");
+}
+
+} // namespace
+
 bool field_selector::supported(std::string_view field, std::string_view group, std::string_view resource) noexcept {
-    if (field == "metadata.name" || field == "metadata.namespace") return true;
     if (group == "events.k8s.io" && resource == "events") return events_v1_field_label(field).has_value();
     if (is_events(group, resource)) {
         for (std::string_view f : {"involvedObject.kind", "involvedObject.namespace", "involvedObject.name",
                                    "involvedObject.uid", "involvedObject.apiVersion", "involvedObject.resourceVersion",
-                                   "involvedObject.fieldPath", "reason", "reportingComponent", "source", "type"}) {
+                                   "involvedObject.fieldPath", "reason", "reportingComponent", "source", "type",
+                                   "metadata.namespace", "metadata.name"}) {
             if (field == f) return true;
         }
         return false;
     }
+    // AddFieldLabelConversionsForNamespace: no metadata.namespace.
+    if (group.empty() && resource == "namespaces") return field == "status.phase" || field == "metadata.name";
+    if (field == "metadata.name" || field == "metadata.namespace") return true;
     if (group.empty() && resource == "secrets") return field == "type";
-    if (group.empty() && resource == "namespaces") return field == "status.phase";
+    if (group.empty() && resource == "services") return field == "spec.clusterIP" || field == "spec.type";
     return false;
+}
+
+std::string field_selector::unsupported_message(std::string_view field, std::string_view group,
+                                                std::string_view resource) {
+    // A kind's own conversion function and apiextensions' crConverter
+    // (custom resources) say this; DefaultMetaV1FieldSelectorConversion
+    // (staging/src/k8s.io/apimachinery/pkg/runtime/conversion.go) the other.
+    if (has_conversion_func(group, resource) || !builtin_group(group)) {
+        return "field label not supported: " + std::string(field);
+    }
+    return "\"" + std::string(field) + "\" is not a known field selector: only \"metadata.name\", \"metadata.namespace\"";
 }
 
 result<field_selector> field_selector::parse(std::string_view text) { return parse(text, "", ""); }
@@ -84,17 +120,19 @@ result<field_selector> field_selector::parse(std::string_view text, std::string_
         }
         r.field = std::string(trim(part.substr(0, op_pos)));
         r.value = std::string(trim(part.substr(op_pos + op_len)));
-        if (!supported(r.field, group, resource)) {
-            // The message kube-apiserver gives for a field the resource does not index.
-            return errors::bad_request("field label not supported: " + r.field);
-        }
+        sel.requirements_.push_back(std::move(r));
+        if (comma == std::string_view::npos) break;
+        start = comma + 1;
+    }
+    // The handler parses the whole selector, then converts each term in
+    // order (fields.Selector.Transform with the kind's conversion function):
+    // the first unsupported label is the 400.
+    for (auto& r : sel.requirements_) {
+        if (!supported(r.field, group, resource)) return errors::bad_request(unsupported_message(r.field, group, resource));
         if (group == "events.k8s.io" && resource == "events") {
             // Selected on the stored core/v1 form, by the core names.
             r.field = *events_v1_field_label(r.field);
         }
-        sel.requirements_.push_back(std::move(r));
-        if (comma == std::string_view::npos) break;
-        start = comma + 1;
     }
     return sel;
 }

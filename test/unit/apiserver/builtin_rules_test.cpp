@@ -291,7 +291,7 @@ TEST_CASE("leases: leaseDurationSeconds > 0; an update needs a resourceVersion (
     REQUIRE_FALSE(u);
     CHECK(u.error().http_code() == 422);
     CHECK(status_message(u.error()) ==
-          "leases.coordination.k8s.io \"l\" is invalid: metadata.resourceVersion: Invalid value: 0: must be specified "
+          "leases.coordination.k8s.io \"l\" is invalid: metadata.resourceVersion: Invalid value: 0x0: must be specified "
           "for an update");
 }
 
@@ -392,9 +392,9 @@ TEST_CASE("a terminating namespace carries the namespace controller's conditions
     CHECK(cond("NamespaceContentRemaining").at("status") == "True");
     CHECK(cond("NamespaceContentRemaining").at("reason") == "SomeResourcesRemain");
     CHECK(cond("NamespaceContentRemaining").at("message") == "Some resources are remaining: configmaps. has 1 resource instances");
-    CHECK(cond("NamespaceFinalizersRemaining").at("reason") == "SomeFinalizerRemain");
+    CHECK(cond("NamespaceFinalizersRemaining").at("reason") == "SomeFinalizersRemain");
     CHECK(cond("NamespaceFinalizersRemaining").at("message") ==
-          "Some finalizers are remaining: example.com/hold in 1 resource instances");
+          "Some content in the namespace has finalizers remaining: example.com/hold in 1 resource instances");
     // The finalizer goes, the namespace goes.
     auto cm = s.get(resources::configmaps(), "gone", "held");
     REQUIRE(cm);
