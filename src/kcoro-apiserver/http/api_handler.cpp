@@ -15,9 +15,12 @@
 
 #include <kcoro/core/status.hpp>
 
+#include <boost/algorithm/string/predicate.hpp>
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 
+#include <algorithm>
+#include <cctype>
 #include <charconv>
 
 namespace kcoro::apiserver::http {
@@ -221,6 +224,28 @@ asio::awaitable<http_reply> api_handler::dispatch(http_request& req) {
     if (!user) {
         log({{"level", "info"}, {"msg", "unauthorized"}, {"path", r.path}});
         co_return status_response(user.error());
+    }
+    // WithImpersonation runs after authentication and before authorization
+    // (apiserver/pkg/server/config.go DefaultBuildHandlerChain).
+    if (auto as = req.header("impersonate-user"); !as.empty()) {
+        std::vector<std::string> groups;
+        for (const auto& [k, v] : req.headers) {
+            if (boost::algorithm::iequals(k, "impersonate-group")) groups.push_back(v);
+        }
+        auto imp = access_.impersonate(*user, as, groups);
+        if (!imp) {
+            log({{"level", "info"}, {"msg", "forbidden"}, {"user", user->name}, {"verb", "impersonate"}});
+            co_return status_response(imp.error());
+        }
+        user = std::move(*imp);
+    }
+    if (r.kind != route_kind::resource && r.kind != route_kind::faults) {
+        std::string verb = req.method;
+        std::transform(verb.begin(), verb.end(), verb.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+        if (auto a = access_.authorize_path(*user, verb, r.path); !a) {
+            log({{"level", "info"}, {"msg", "forbidden"}, {"user", user->name}, {"path", r.path}});
+            co_return status_response(a.error());
+        }
     }
     http_reply reply;
     // The discovery documents and /version are go-restful web services with
