@@ -314,15 +314,23 @@ TEST_CASE("deployments: the pod template's containers, env, ports and volume mou
           "spec.template.spec.containers[0].volumeMounts[0].name: Not found: \"missing\"]");
 }
 
-TEST_CASE("strategic merge: $patch replace on an absent env is a literal element, and validation refuses it") {
-    // Issue 13's observed case: 422 on the real server.
+TEST_CASE("strategic merge: $patch replace on an absent env is dropped; in a new container it is a literal element") {
+    // 1.32 (removeDirectives in patch.go v0.32), checked against a real
+    // v1.32.13 (issue 22); 1.24 answered issue 13's 422 here.
     object_store s;
     REQUIRE(s.create(ctx_at(), resources::deployments(), "default", deployment("web")));
     std::vector<std::string> warnings;
     auto ctx = ctx_at();
     ctx.warnings = &warnings;
+    auto absent = s.patch(ctx, resources::deployments(), "default", "web", patch_type::strategic,
+                          R"({"spec":{"template":{"spec":{"containers":[{"name":"c","env":[{"$patch":"replace"},{"name":"A","value":"1"}]}]}}}})");
+    REQUIRE(absent);
+    CHECK(json::serialize(absent->at("spec").at("template").at("spec").at("containers").at(0).at("env")) ==
+          R"([{"name":"A","value":"1"}])");
+    CHECK(warnings.empty());
+    // A container new to the list is appended as the patch has it.
     auto r = s.patch(ctx, resources::deployments(), "default", "web", patch_type::strategic,
-                     R"({"spec":{"template":{"spec":{"containers":[{"name":"c","env":[{"$patch":"replace"},{"name":"A","value":"1"}]}]}}}})");
+                     R"({"spec":{"template":{"spec":{"containers":[{"name":"n","image":"x","env":[{"$patch":"replace"}]}]}}}})");
     REQUIRE_FALSE(r);
     CHECK(r.error().http_code() == 422);
     CHECK(status_message(r.error()) ==
