@@ -1304,7 +1304,17 @@ asio::awaitable<void> watch_too_old_rv1(ctx& x) {
         err = ws.error();
     } else {
         auto ev = must(co_await ws->next(), "first event");
-        EXPECT(ev && ev->type == kcoro::watch_event_type::error, "an ERROR event first");
+        EXPECT(ev.has_value(), "a first event");
+        if (ev->type != kcoro::watch_event_type::error) {
+            // A kube-apiserver started on a fresh etcd lists each resource
+            // at a revision near 1 when its cache starts, so its window
+            // (watch_cache.go getAllEventsSinceLocked: oldest =
+            // listResourceVersion + 1) still reaches 1 and the watch is served.
+            // Seen on a real v1.32.13 with a new etcd (issue 22); restarted on
+            // the same etcd it answers the ERROR checked below.
+            ws->close();
+            throw skipped("the watch cache's window still reaches resourceVersion 1 (a server started on a fresh etcd)");
+        }
         err = ev->to_error();
         auto after = co_await ws->next();
         EXPECT(after && !*after, "the stream ends after the ERROR event");
