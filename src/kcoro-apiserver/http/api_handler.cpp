@@ -71,6 +71,30 @@ error not_found_path() {
 
 /// http.NotFound, what the not-found handler answers for paths no handler
 /// claims (staging/src/k8s.io/apiserver/pkg/util/notfoundhandler).
+/// responsewriters.InternalError: http.Error's plain text, as the
+/// impersonation filter answers a request it cannot build
+/// (`Internal Server Error: "<uri>": <err>`, %q-quoted URI).
+http_response internal_error_text(std::string_view request_uri, std::string_view err) {
+    std::string quoted = "\"";
+    for (char c : request_uri) {
+        if (c == '"' || c == '\\') quoted.push_back('\\');
+        quoted.push_back(c);
+    }
+    quoted += "\"";
+    std::string body = "Internal Server Error: " + quoted + ": " + std::string(err) + "\n";
+    // The sanitizer of responsewriters/errors.go.
+    std::string safe;
+    for (char c : body) {
+        if (c == '&') safe += "&amp;";
+        else if (c == '<') safe += "&lt;";
+        else if (c == '>') safe += "&gt;";
+        else safe.push_back(c);
+    }
+    http_response r{500, "text/plain; charset=utf-8", {}, std::move(safe)};
+    r.headers.emplace_back("X-Content-Type-Options", "nosniff");
+    return r;
+}
+
 http_response not_found_text() {
     http_response r{404, "text/plain; charset=utf-8", {}, "404 page not found\n"};
     r.headers.emplace_back("X-Content-Type-Options", "nosniff");
@@ -227,11 +251,19 @@ asio::awaitable<http_reply> api_handler::dispatch(http_request& req) {
     }
     // WithImpersonation runs after authentication and before authorization
     // (apiserver/pkg/server/config.go DefaultBuildHandlerChain).
-    if (auto as = req.header("impersonate-user"); !as.empty()) {
-        std::vector<std::string> groups;
-        for (const auto& [k, v] : req.headers) {
-            if (boost::algorithm::iequals(k, "impersonate-group")) groups.push_back(v);
-        }
+    std::vector<std::string> imp_groups;
+    for (const auto& [k, v] : req.headers) {
+        if (boost::algorithm::iequals(k, "impersonate-group")) imp_groups.push_back(v);
+    }
+    if (auto as = req.header("impersonate-user"); as.empty() && !imp_groups.empty()) {
+        // buildImpersonationRequests: groups without a user; %v of the
+        // ObjectReferences (Kind, Namespace, Name, UID, APIVersion,
+        // ResourceVersion, FieldPath).
+        std::string refs;
+        for (const auto& g : imp_groups) refs += (refs.empty() ? "" : " ") + std::string("{Group  ") + g + "    }";
+        co_return internal_error_text(req.target, "requested [" + refs + "] without impersonating a user");
+    } else if (!as.empty()) {
+        const auto& groups = imp_groups;
         auto imp = access_.impersonate(*user, as, groups);
         if (!imp) {
             log({{"level", "info"}, {"msg", "forbidden"}, {"user", user->name}, {"verb", "impersonate"}});
@@ -288,7 +320,8 @@ asio::awaitable<http_reply> api_handler::dispatch(http_request& req) {
         break;
     }
     case route_kind::health:
-        reply = http_response{200, "text/plain", {}, "ok"};
+        // healthz.go: http.Error-style plain text.
+        reply = http_response{200, "text/plain; charset=utf-8", {{"X-Content-Type-Options", "nosniff"}}, "ok"};
         break;
     case route_kind::faults: {
         access_request ar{req.method == "GET" ? "get" : req.method == "DELETE" ? "delete" : "create",

@@ -231,7 +231,10 @@ TEST_CASE("api_handler: anonymous requests read the public-info paths only") {
     tokens.add("t-alice", {"alice", {}});
     f.access.set_tokens(tokens);  // authentication on, no policy
     CHECK(f.answer("GET", "/version").status == 200);
-    CHECK(f.answer("GET", "/healthz").status == 200);
+    auto health = f.answer("GET", "/healthz");
+    CHECK(health.status == 200);
+    CHECK(health.body == "ok");
+    CHECK(health.content_type == "text/plain; charset=utf-8");
     CHECK(f.answer("GET", "/readyz").status == 200);
     CHECK(f.answer("GET", "/livez").status == 200);
     auto api = f.answer("GET", "/api");
@@ -284,6 +287,13 @@ TEST_CASE("api_handler: Impersonate-User runs the request as that user, after th
     CHECK(denied.status == 403);
     CHECK(body_of(denied)["message"] ==
           "users \"bob\" is forbidden: User \"alice\" cannot impersonate resource \"users\" in API group \"\" at the cluster scope");
+    // Groups without a user: the filter's 500 in plain text.
+    f.extra = {{"Impersonate-Group", "devs"}, {"Impersonate-Group", "ops"}};
+    auto nouser = f.answer("GET", "/api/v1/namespaces/default/configmaps?limit=1", {}, "application/json", "Bearer t-admin");
+    CHECK(nouser.status == 500);
+    CHECK(nouser.content_type == "text/plain; charset=utf-8");
+    CHECK(nouser.body == "Internal Server Error: \"/api/v1/namespaces/default/configmaps?limit=1\": requested "
+                         "[{Group  devs    } {Group  ops    }] without impersonating a user\n");
     f.extra = {{"Impersonate-User", "system:serviceaccount:default:sa"}};
     CHECK(body_of(f.answer("GET", "/api", {}, "application/json", "Bearer t-alice"))["message"] ==
           "serviceaccounts \"sa\" is forbidden: User \"alice\" cannot impersonate resource \"serviceaccounts\" in API group \"\" in the namespace \"default\"");
