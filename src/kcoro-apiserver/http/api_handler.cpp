@@ -3,6 +3,7 @@
 #include "http/bookmark.hpp"
 #include "http/discovery.hpp"
 #include "http/partial_metadata.hpp"
+#include "http/pretty.hpp"
 #include "http/request_checks.hpp"
 #include "http/scale.hpp"
 #include "http/surface.hpp"
@@ -228,6 +229,15 @@ asio::awaitable<http_reply> api_handler::operator()(http_request req) {
     };
     if (auto* resp = std::get_if<http_response>(&reply)) {
         no_cache(resp->headers);
+        // Negotiated JSON answers are indented on request (http/pretty.hpp);
+        // kube-openapi's documents never are (its errors, from the filters, are).
+        auto q = req.target.find('?');
+        std::string_view path = std::string_view(req.target).substr(0, q);
+        std::string_view query = q == std::string::npos ? std::string_view{} : std::string_view(req.target).substr(q + 1);
+        if (resp->content_type.starts_with("application/json") && (resp->status >= 400 || !path.starts_with("/openapi")) &&
+            wants_pretty(query, req.header("user-agent"))) {
+            resp->body = indent_json(resp->body);
+        }
     } else if (auto* st = std::get_if<io::http_stream>(&reply)) {
         no_cache(st->headers);
     }
@@ -292,9 +302,13 @@ asio::awaitable<http_reply> api_handler::dispatch(http_request& req) {
             405, "the server does not allow this method on the requested resource", "MethodNotAllowed"));
     }
     switch (r.kind) {
-    case route_kind::version:
-        reply = json_response(200, version_document());
+    case route_kind::version: {
+        // routes/version.go: WriteRawJSON, always MarshalIndent.
+        auto v = json_response(200, version_document());
+        v.body = indent_json(v.body);
+        reply = std::move(v);
         break;
+    }
     case route_kind::core_groups:
         reply = json_response(200, core_versions_document(options_.server_address));
         break;

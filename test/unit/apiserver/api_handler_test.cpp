@@ -231,6 +231,10 @@ TEST_CASE("api_handler: anonymous requests read the public-info paths only") {
     tokens.add("t-alice", {"alice", {}});
     f.access.set_tokens(tokens);  // authentication on, no policy
     CHECK(f.answer("GET", "/version").status == 200);
+    // /version is always indented (routes/version.go WriteRawJSON).
+    auto version = f.answer("GET", "/version");
+    CHECK(version.body.starts_with("{\n  \"major\": \"1\",\n  \"minor\": \"32\","));
+    CHECK(version.body.back() == '}');
     auto health = f.answer("GET", "/healthz");
     CHECK(health.status == 200);
     CHECK(health.body == "ok");
