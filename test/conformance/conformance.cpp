@@ -911,6 +911,9 @@ asio::awaitable<void> resource_version_too_large(ctx& x) {
     auto r = co_await x.c.list(x.cms, x.ns, lo);
     EXPECT(!r, "a list ahead of the store fails");
     EXPECT(kcoro::is_resource_version_too_large(r.error()), "Too large resource version: " + r.error().message());
+    // storage.NewTooLargeResourceVersionError is an apierrors.NewTimeoutError: "Timeout: " first.
+    EXPECT(r.error().api_status()->message.starts_with("Timeout: Too large resource version: " + ahead + ", current: "),
+           "504 message: " + r.error().api_status()->message);
 }
 
 // ---------------------------------------------------------------------------
@@ -1569,6 +1572,60 @@ asio::awaitable<void> anonymous_and_impersonation(ctx& x) {
     EXPECT(status_message(imp, "impersonated list") == want, "impersonated list message: " + imp.body);
 }
 
+// Malformed query parameters (issue 22), each answer read from a real
+// v1.32.13: the query decoder's strconv errors (runtime/conversion.go, 400),
+// an unparsable resourceVersion (api_object_versioner.go: a storage error no
+// handler maps, so 500 with no reason; a watch gets it before any stream),
+// sendInitialEvents on a list (ValidateListOptions, 422), a continue token
+// decoded before the resourceVersion is looked at (storage.ValidateListOptions),
+// a negative limit (no check in 1.32: the whole list) and a get ahead of the
+// store (cacher.Get waits, then 504).
+asio::awaitable<void> malformed_query_parameters(ctx& x) {
+    co_await x.create_cm("q", "1");
+    auto get = [&](std::string target) -> asio::awaitable<kcoro::client::http_response> {
+        const auto rq = ctx::request(kcoro::http_method::get, std::move(target), "", "", "application/json");
+        auto r = co_await x.raw(rq);
+        co_return r;
+    };
+    auto expect_status = [&](const kcoro::client::http_response& r, int code, std::string_view reason,
+                             std::string_view message, std::string_view what) {
+        EXPECT(r.status == code, std::string(what) + ": " + std::to_string(code) + ", got " + std::to_string(r.status) +
+                                     " " + r.body.substr(0, 200));
+        auto o = parse_object(r.body, what);
+        EXPECT(str(o.if_contains("reason")) == reason, std::string(what) + ": reason " + std::string(reason) + ", got " + r.body);
+        EXPECT(str(o.if_contains("message")) == message, std::string(what) + ": message: " + r.body);
+    };
+    const std::string cms = x.ns_path("configmaps");
+    expect_status(co_await get(cms + "?limit=abc"), 400, "BadRequest",
+                  "strconv.ParseInt: parsing \"abc\": invalid syntax", "limit=abc");
+    expect_status(co_await get(cms + "?limit=99999999999999999999"), 400, "BadRequest",
+                  "strconv.ParseInt: parsing \"99999999999999999999\": value out of range", "limit out of range");
+    expect_status(co_await get(cms + "?timeoutSeconds=x"), 400, "BadRequest",
+                  "strconv.ParseInt: parsing \"x\": invalid syntax", "timeoutSeconds=x");
+    const std::string bad_rv = "resourceVersion: Invalid value: \"abc\": strconv.ParseUint: parsing \"abc\": invalid syntax";
+    expect_status(co_await get(cms + "?resourceVersion=abc"), 500, "", bad_rv, "list resourceVersion=abc");
+    expect_status(co_await get(cms + "/q?resourceVersion=abc"), 500, "", bad_rv, "get resourceVersion=abc");
+    expect_status(co_await get(cms + "?watch=1&resourceVersion=abc"), 500, "", bad_rv, "watch resourceVersion=abc");
+    auto sie = co_await get(cms + "?sendInitialEvents=true");
+    EXPECT(sie.status == 422, "sendInitialEvents on a list: 422, got " + std::to_string(sie.status));
+    EXPECT(status_message(sie, "sendInitialEvents") ==
+               "ListOptions.meta.k8s.io \"\" is invalid: sendInitialEvents: Forbidden: sendInitialEvents is forbidden for list",
+           "sendInitialEvents message: " + sie.body);
+    expect_status(co_await get(cms + "?continue=abc&resourceVersion=1"), 400, "BadRequest",
+                  "invalid continue token: continue key is not valid: invalid character 'i' looking for beginning of value",
+                  "continue=abc with a resourceVersion");
+    auto neg = co_await get(cms + "?limit=-1");
+    EXPECT(neg.status == 200, "limit=-1 lists, got " + std::to_string(neg.status) + " " + neg.body.substr(0, 200));
+    auto nl = parse_object(neg.body, "limit=-1");
+    EXPECT(nl.if_contains("metadata") && !nl.at("metadata").as_object().contains("continue"), "limit=-1: no continue");
+    auto cur = must(co_await x.get(x.cms, "q"), "get q");
+    const std::string ahead = std::to_string(rv_number(kcoro::resource_version_of(*cur)) + 1000000);
+    auto far = co_await get(cms + "/q?resourceVersion=" + ahead);
+    EXPECT(far.status == 504, "a get ahead of the store: 504, got " + std::to_string(far.status) + " " + far.body.substr(0, 200));
+    EXPECT(status_message(far, "get ahead").starts_with("Timeout: Too large resource version: " + ahead + ", current: "),
+           "get ahead message: " + far.body);
+}
+
 std::vector<scenario> all_scenarios() {
     return {
         {"resource-version", false, resource_version},
@@ -1606,6 +1663,7 @@ std::vector<scenario> all_scenarios() {
         // issue 22, a 1.32 server
         {"root-ca-configmap", false, root_ca_configmap},
         {"anonymous-and-impersonation", false, anonymous_and_impersonation},
+        {"malformed-query-parameters", false, malformed_query_parameters},
     };
 }
 

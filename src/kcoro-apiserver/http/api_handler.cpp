@@ -489,7 +489,8 @@ asio::awaitable<http_reply> api_handler::handle_resource(http_request& req, rout
     }
     subresource sub = r.subresource == "status" ? subresource::status : subresource::none;
     list_options lo{r.query.label_selector, r.query.field_selector, r.query.limit, r.query.continue_token,
-                    r.query.resource_version, r.query.resource_version_match};
+                    r.query.resource_version, r.query.resource_version_match,
+                    r.query.send_initial_events.has_value()};
 
     auto del_opts = [&]() -> result<delete_options> {
         delete_options d;
@@ -561,6 +562,17 @@ asio::awaitable<http_reply> api_handler::handle_resource(http_request& req, rout
 
     http_response out;
     if (r.verb == "get") {
+        // cacher.Get: a resourceVersion is parsed (500 when it does not) and
+        // waited for (blockTimeout, then 504) before the cache answers.
+        auto rv = errors::parse_resource_version_param(r.query.resource_version);
+        if (!rv) co_return status_response(rv.error());
+        if (*rv > store_.current_revision()) {
+            const auto until = clk_.now() + options_.too_large_wait;
+            while (store_.current_revision() < *rv && clk_.now() < until) co_await hub_.wait(clk_, until);
+            if (store_.current_revision() < *rv) {
+                co_return status_response(errors::too_large_resource_version(*rv, store_.current_revision()));
+            }
+        }
         auto o = store_.get(r.gvr(), r.ns, r.name);
         out = !o ? status_response(o.error()) : respond(200, *o, false);
     } else if (r.verb == "list") {
@@ -714,6 +726,8 @@ http_reply api_handler::handle_watch(route& r, media_choice media) {
     p.custom = !def->crd_name.empty();
     p.media = media;
     p.resource_version = r.query.resource_version;
+    // cacher.Watch parses it before any stream: an HTTP 500, not an event.
+    if (auto rv = errors::parse_resource_version_param(p.resource_version); !rv) return status_response(rv.error());
     p.bookmarks = r.query.allow_watch_bookmarks;
     p.send_initial_events = r.query.send_initial_events;
     if (p.send_initial_events.value_or(false) && !p.bookmarks) {

@@ -104,6 +104,7 @@ struct list_options {
     std::string continue_token;
     std::string resource_version;        // "" / "0" / "<n>"
     std::string resource_version_match;  // "" / "Exact" / "NotOlderThan"
+    bool send_initial_events = false;    // given (any value): 422 for a list
 };
 
 enum class event_type { added, modified, deleted };

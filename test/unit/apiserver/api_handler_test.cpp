@@ -641,7 +641,7 @@ TEST_CASE("api_handler: a list ahead of the store waits, then 504 Too large reso
     CHECK(resp.status == 504);
     auto st = body_of(resp);
     CHECK(st["reason"] == "Timeout");
-    CHECK(std::string(st["message"].as_string()).starts_with("Too large resource version: " + far));
+    CHECK(std::string(st["message"].as_string()).starts_with("Timeout: Too large resource version: " + far));
     CHECK(st["details"].as_object()["causes"].as_array()[0].as_object()["reason"] == "ResourceVersionTooLarge");
     // sendInitialEvents at a future revision: the ERROR event after the wait.
     auto w = start(f, "/api/v1/namespaces/default/configmaps?watch=1&sendInitialEvents=true&allowWatchBookmarks=true"
