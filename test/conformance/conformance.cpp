@@ -1578,8 +1578,8 @@ asio::awaitable<void> anonymous_and_impersonation(ctx& x) {
 // handler maps, so 500 with no reason; a watch gets it before any stream),
 // sendInitialEvents on a list (ValidateListOptions, 422), a continue token
 // decoded before the resourceVersion is looked at (storage.ValidateListOptions),
-// a negative limit (no check in 1.32: the whole list) and a get ahead of the
-// store (cacher.Get waits, then 504).
+// a negative limit (no check in 1.32: the whole list), a get ahead of the
+// store (cacher.Get waits, then 504) and validateWatchOptions' 422s.
 asio::awaitable<void> malformed_query_parameters(ctx& x) {
     co_await x.create_cm("q", "1");
     auto get = [&](std::string target) -> asio::awaitable<kcoro::client::http_response> {
@@ -1614,6 +1614,20 @@ asio::awaitable<void> malformed_query_parameters(ctx& x) {
     expect_status(co_await get(cms + "?continue=abc&resourceVersion=1"), 400, "BadRequest",
                   "invalid continue token: continue key is not valid: invalid character 'i' looking for beginning of value",
                   "continue=abc with a resourceVersion");
+    // validateWatchOptions (1.32, WatchList on): every error together.
+    auto wm = co_await get(cms + "?watch=1&resourceVersion=1&resourceVersionMatch=NotOlderThan");
+    EXPECT(wm.status == 422, "resourceVersionMatch on a watch without sendInitialEvents: 422, got " + std::to_string(wm.status));
+    EXPECT(status_message(wm, "watch match") ==
+               "ListOptions.meta.k8s.io \"\" is invalid: resourceVersionMatch: Forbidden: resourceVersionMatch is "
+               "forbidden for watch unless sendInitialEvents is provided",
+           "watch match message: " + wm.body);
+    auto we = co_await get(cms + "?watch=1&sendInitialEvents=true&resourceVersionMatch=Exact");
+    EXPECT(we.status == 422, "sendInitialEvents with Exact: 422, got " + std::to_string(we.status));
+    EXPECT(status_message(we, "watch Exact") ==
+               "ListOptions.meta.k8s.io \"\" is invalid: [resourceVersionMatch: Forbidden: sendInitialEvents requires "
+               "setting resourceVersionMatch to NotOlderThan, resourceVersionMatch: Unsupported value: \"Exact\": "
+               "supported values: \"NotOlderThan\"]",
+           "watch Exact message: " + we.body);
     auto neg = co_await get(cms + "?limit=-1");
     EXPECT(neg.status == 200, "limit=-1 lists, got " + std::to_string(neg.status) + " " + neg.body.substr(0, 200));
     auto nl = parse_object(neg.body, "limit=-1");

@@ -730,10 +730,31 @@ http_reply api_handler::handle_watch(route& r, media_choice media) {
     if (auto rv = errors::parse_resource_version_param(p.resource_version); !rv) return status_response(rv.error());
     p.bookmarks = r.query.allow_watch_bookmarks;
     p.send_initial_events = r.query.send_initial_events;
-    if (p.send_initial_events.value_or(false) && !p.bookmarks) {
-        return status_response(errors::invalid("meta.k8s.io", "ListOptions", "",
-                                               {errors::field_forbidden("allowWatchBookmarks",
-                                                                        "allowWatchBookmarks must be set to true when sendInitialEvents is set to true")}));
+    // validateWatchOptions (apimachinery internalversion/validation, v0.32;
+    // WatchList is on in 1.32): every error together. 1.32 does not require
+    // allowWatchBookmarks with sendInitialEvents; without it the initial
+    // events come with no end bookmark (cacher.go isListWatchRequest).
+    {
+        const auto& match = r.query.resource_version_match;
+        std::vector<status_cause> invalid;
+        if (p.send_initial_events && match != "NotOlderThan") {
+            invalid.push_back(errors::field_forbidden(
+                "resourceVersionMatch", "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan"));
+        }
+        if (!match.empty()) {
+            if (!p.send_initial_events) {
+                invalid.push_back(errors::field_forbidden(
+                    "resourceVersionMatch", "resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided"));
+            }
+            if (match != "NotOlderThan") {
+                invalid.push_back(errors::field_not_supported("resourceVersionMatch", "\"" + match + "\"", {"NotOlderThan"}));
+            }
+            if (!r.query.continue_token.empty()) {
+                invalid.push_back(errors::field_forbidden("resourceVersionMatch",
+                                                          "resourceVersionMatch is forbidden when continue is provided"));
+            }
+        }
+        if (!invalid.empty()) return status_response(errors::invalid("meta.k8s.io", "ListOptions", "", std::move(invalid)));
     }
     if (is_table(media)) {
         p.columns = columns_for(*def, r.version);
@@ -813,7 +834,7 @@ asio::awaitable<void> api_handler::run_watch(watch_params p, io::http_stream_wri
         for (const auto& ev : evs) {
             append(batch, "ADDED", ev.object);
         }
-        if (p.send_initial_events.value_or(false)) {
+        if (p.send_initial_events.value_or(false) && p.bookmarks) {
             batch += bookmark(last, true);
         }
         if (!batch.empty() && !co_await w.write(std::move(batch))) {

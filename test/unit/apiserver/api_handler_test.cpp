@@ -476,9 +476,26 @@ TEST_CASE("api_handler: watch from a revision, 410 after compaction, sendInitial
         REQUIRE(ev.size() == 4);
         CHECK(ev[3]["type"] == "DELETED");
     }
-    auto bad = f.call("GET", "/api/v1/namespaces/default/configmaps?watch=1&sendInitialEvents=true");
-    REQUIRE(std::holds_alternative<io::http_response>(bad));
-    CHECK(std::get<io::http_response>(bad).status == 422);
+    // validateWatchOptions (v0.32): every error together.
+    auto bad = f.answer("GET", "/api/v1/namespaces/default/configmaps?watch=1&sendInitialEvents=true&resourceVersionMatch=Exact");
+    CHECK(bad.status == 422);
+    CHECK(body_of(bad)["message"] ==
+          "ListOptions.meta.k8s.io \"\" is invalid: [resourceVersionMatch: Forbidden: sendInitialEvents requires setting "
+          "resourceVersionMatch to NotOlderThan, resourceVersionMatch: Unsupported value: \"Exact\": supported values: "
+          "\"NotOlderThan\"]");
+    auto no_sie = f.answer("GET", "/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=1&resourceVersionMatch=NotOlderThan");
+    CHECK(no_sie.status == 422);
+    CHECK(body_of(no_sie)["message"] ==
+          "ListOptions.meta.k8s.io \"\" is invalid: resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden "
+          "for watch unless sendInitialEvents is provided");
+    {
+        // 1.32 does not require allowWatchBookmarks: the state comes without the end bookmark.
+        watch_run w(f, "/api/v1/namespaces/default/configmaps?watch=1&sendInitialEvents=true"
+                       "&resourceVersionMatch=NotOlderThan&timeoutSeconds=5");
+        auto ev = w.w.events();
+        REQUIRE_FALSE(ev.empty());
+        for (const auto& e : ev) CHECK(e.at("type") == "ADDED");
+    }
 }
 
 namespace {
