@@ -1628,6 +1628,15 @@ asio::awaitable<void> malformed_query_parameters(ctx& x) {
                "setting resourceVersionMatch to NotOlderThan, resourceVersionMatch: Unsupported value: \"Exact\": "
                "supported values: \"NotOlderThan\"]",
            "watch Exact message: " + we.body);
+    // fields.parseSelector: values unescaped (a bare "=" is rune 61), terms
+    // sorted before their labels are converted, nothing trimmed.
+    expect_status(co_await get(cms + "?fieldSelector=metadata.name%3D%3D%3Dx"), 400, "BadRequest",
+                  "invalid field selector: unescaped character in value: 61", "fieldSelector ===");
+    expect_status(co_await get(cms + "?fieldSelector=zz%3D1,metadata.x%3D2"), 400, "BadRequest",
+                  "\"metadata.x\" is not a known field selector: only \"metadata.name\", \"metadata.namespace\"",
+                  "fieldSelector sorted");
+    expect_status(co_await get(cms + "?fieldSelector=%20"), 400, "BadRequest",
+                  "invalid selector: ' '; can't understand ' '", "fieldSelector space");
     auto neg = co_await get(cms + "?limit=-1");
     EXPECT(neg.status == 200, "limit=-1 lists, got " + std::to_string(neg.status) + " " + neg.body.substr(0, 200));
     auto nl = parse_object(neg.body, "limit=-1");

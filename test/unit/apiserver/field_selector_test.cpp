@@ -14,7 +14,28 @@ TEST_CASE("field selectors on name and namespace") {
     CHECK(*s->exact_name() == "a");
     CHECK_FALSE(field_selector::parse("metadata.name==b")->matches(obj));
     CHECK(field_selector::parse("")->empty());
-    CHECK(field_selector::parse(" metadata.namespace = default ")->matches(obj));
+    // No trimming (fields.parseSelector): the spaces are part of the label and the value.
+    auto spaced = field_selector::parse(" metadata.namespace = default ", "", "configmaps");
+    REQUIRE_FALSE(spaced.has_value());
+    CHECK(spaced.error().api_status()->message ==
+          "\" metadata.namespace \" is not a known field selector: only \"metadata.name\", \"metadata.namespace\"");
+    CHECK_FALSE(field_selector::parse("metadata.name=a ")->matches(obj));
+    // Empty terms are skipped; the earliest operator wins; escapes.
+    CHECK(field_selector::parse("metadata.name=a,,metadata.namespace=default")->matches(obj));
+    // "=" comes first, so the value "x!=y" holds a bare "=".
+    CHECK(field_selector::parse("metadata.name=x!=y").error().api_status()->message ==
+          "invalid field selector: unescaped character in value: 61");
+    auto ne = field_selector::parse("metadata.name!=x=y");
+    REQUIRE_FALSE(ne.has_value());
+    auto esc_obj = boost::json::parse(R"({"metadata":{"name":"a,b=c\\d"}})").as_object();
+    CHECK(field_selector::parse(R"(metadata.name=a\,b\=c\\d)")->matches(esc_obj));
+    CHECK(field_selector::parse("metadata.name===x").error().api_status()->message ==
+          "invalid field selector: unescaped character in value: 61");
+    CHECK(field_selector::parse("metadata.name=x\\").error().api_status()->message ==
+          "invalid field selector: invalid escape sequence: \\");
+    CHECK(field_selector::parse("metadata.name=x\\q").error().api_status()->message ==
+          "invalid field selector: invalid escape sequence: \\q");
+    CHECK(field_selector::parse(" ").error().api_status()->message == "invalid selector: ' '; can't understand ' '");
 }
 
 TEST_CASE("unsupported fields and malformed selectors are 400") {
