@@ -1637,6 +1637,14 @@ asio::awaitable<void> malformed_query_parameters(ctx& x) {
                   "fieldSelector sorted");
     expect_status(co_await get(cms + "?fieldSelector=%20"), 400, "BadRequest",
                   "invalid selector: ' '; can't understand ' '", "fieldSelector space");
+    // labels/selector.go's Parser: top-level errors unprefixed, requirement
+    // errors prefixed, keys validated on a nil path.
+    expect_status(co_await get(cms + "?labelSelector=a%2C%2Cb"), 400, "BadRequest",
+                  "found ',', expected: identifier after ','", "labelSelector a,,b");
+    expect_status(co_await get(cms + "?labelSelector=a%20in%20("), 400, "BadRequest",
+                  "unable to parse requirement: found '', expected: ',', ')' or identifier", "labelSelector a in (");
+    expect_status(co_await get(cms + "?labelSelector=a%20notin%20b"), 400, "BadRequest",
+                  "unable to parse requirement: found 'b' expected: '('", "labelSelector a notin b");
     auto neg = co_await get(cms + "?limit=-1");
     EXPECT(neg.status == 200, "limit=-1 lists, got " + std::to_string(neg.status) + " " + neg.body.substr(0, 200));
     auto nl = parse_object(neg.body, "limit=-1");
