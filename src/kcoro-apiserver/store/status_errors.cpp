@@ -181,6 +181,10 @@ error unparsable_resource_version(std::string_view rv, bool out_of_range) {
                     strconv_error("ParseUint", rv, out_of_range));
 }
 
+error future_revision() {
+    return make(500, "", "etcdserver: mvcc: required revision is a future revision");
+}
+
 error internal(std::string_view message) {
     return make(500, "InternalError", "Internal error occurred: " + std::string(message));
 }

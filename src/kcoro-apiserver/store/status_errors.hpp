@@ -55,6 +55,9 @@ std::string strconv_error(std::string_view func, std::string_view num, bool out_
 /// 500 (no reason) `resourceVersion: Invalid value: "abc": strconv.ParseUint: ...`,
 /// what a get, list or watch with an unparsable resourceVersion answers.
 error unparsable_resource_version(std::string_view rv, bool out_of_range);
+/// etcd's ErrFutureRev passed through (500, no reason): an Exact list or a
+/// continue token at a revision the store has not reached.
+error future_revision();
 /// APIObjectVersioner.ParseResourceVersion: "" and "0" are 0; otherwise
 /// strconv.ParseUint or the error above.
 result<std::uint64_t> parse_resource_version_param(std::string_view rv);

@@ -82,9 +82,10 @@ result<json::object> object_store::list(const group_version_resource& gvr, std::
         if (!o.resource_version.empty() && o.resource_version != "0") {
             return errors::bad_request("specifying resource version is not allowed when using continue");
         }
-        if (token->revision < im.compacted || token->revision > revision_) {
-            return errors::expired(continue_expired_message);
-        }
+        // A continue token's revision is read from etcd itself: a future one
+        // is etcd's error, passed through as a 500 (checked against v1.32.13).
+        if (token->revision > revision_) return errors::future_revision();
+        if (token->revision < im.compacted) return errors::expired(continue_expired_message);
         snapshot = token->revision;
         token_remaining = token->remaining;
         start_after = object_key::parse(token->last_key);
@@ -92,6 +93,9 @@ result<json::object> object_store::list(const group_version_resource& gvr, std::
     } else if (!o.resource_version.empty() && o.resource_version != "0") {
         auto rv = errors::parse_resource_version_param(o.resource_version);
         if (!rv) return rv.error();
+        // Exact is delegated to etcd (cacher.go shouldDelegateList), which
+        // refuses a future revision; NotOlderThan waits in the cache, then 504.
+        if (match == "Exact" && *rv > revision_) return errors::future_revision();
         if (*rv > revision_) return errors::too_large_resource_version(*rv, revision_);
         if (match == "Exact") {
             if (*rv < im.compacted) return too_old(*rv, im.compacted);

@@ -247,6 +247,11 @@ TEST_CASE("resourceVersion and resourceVersionMatch rules") {
     REQUIRE_FALSE(future);
     CHECK(is_resource_version_too_large(future.error()));
     CHECK(future.error().http_code() == 504);
+    // Exact ahead: etcd's own refusal, a 500 with no reason (Exact goes to etcd).
+    auto future_exact = at(std::to_string(s.current_revision() + 10), "Exact");
+    REQUIRE_FALSE(future_exact);
+    CHECK(future_exact.error().http_code() == 500);
+    CHECK(future_exact.error().api_status()->message == "etcdserver: mvcc: required revision is a future revision");
     // Validation of the options.
     auto no_rv = at("", "Exact");
     REQUIRE_FALSE(no_rv);
