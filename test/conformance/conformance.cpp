@@ -1646,6 +1646,20 @@ asio::awaitable<void> malformed_query_parameters(ctx& x) {
                   "unable to parse requirement: found '', expected: ',', ')' or identifier", "labelSelector a in (");
     expect_status(co_await get(cms + "?labelSelector=a%20notin%20b"), 400, "BadRequest",
                   "unable to parse requirement: found 'b' expected: '('", "labelSelector a notin b");
+    expect_status(co_await get(cms + "?labelSelector=a%3Cx"), 400, "BadRequest",
+                  "unable to parse requirement: values[0]: Invalid value: \"x\": for 'Gt', 'Lt' operators, the value "
+                  "must be an integer",
+                  "labelSelector a<x");
+    {
+        // gt compares integers.
+        json::object g = x.configmap("gt", "1");
+        kcoro::set_label(g, "conformance.kcoro.dev/n", "10");
+        co_await x.create(x.cms, g);
+        auto l = co_await get(cms + "?labelSelector=conformance.kcoro.dev%2Fn%3E9");
+        EXPECT(l.status == 200 && parse_object(l.body, "gt list").at("items").as_array().size() == 1, "n>9 selects n=10: " + l.body.substr(0, 200));
+        auto none = co_await get(cms + "?labelSelector=conformance.kcoro.dev%2Fn%3C10");
+        EXPECT(none.status == 200 && parse_object(none.body, "lt list").at("items").as_array().empty(), "n<10 selects nothing");
+    }
     // Exact lists and continue tokens are read from etcd: a future revision is
     // etcd's ErrFutureRev as a 500 with no reason.
     {

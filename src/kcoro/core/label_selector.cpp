@@ -3,12 +3,15 @@
 #include <kcoro/core/object.hpp>
 
 #include <algorithm>
+#include <charconv>
+#include <cstdint>
+#include <optional>
 #include <ostream>
 
 namespace kcoro {
 namespace {
 
-enum class tok { ident, eq, deq, neq, bang, lparen, rparen, comma, in, notin, end, bad };
+enum class tok { ident, eq, deq, neq, bang, lparen, rparen, comma, in, notin, end, gt, lt };
 
 struct token {
     tok kind;
@@ -42,8 +45,8 @@ public:
         case '(': return {tok::lparen, "("};
         case ')': return {tok::rparen, ")"};
         case ',': return {tok::comma, ","};
-        case '<':
-        case '>': return {tok::bad, std::string(1, c)};
+        case '<': return {tok::lt, "<"};
+        case '>': return {tok::gt, ">"};
         default: break;
         }
         std::size_t start = pos_ - 1;
@@ -88,6 +91,15 @@ std::string join(const std::vector<std::string>& v, std::string_view sep = "; ")
         out += e;
     }
     return out;
+}
+
+// strconv.ParseInt(s, 10, 64).
+std::optional<std::int64_t> go_parse_int(std::string_view s) {
+    if (!s.empty() && s.front() == '+') s.remove_prefix(1);
+    std::int64_t n = 0;
+    auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), n);
+    if (s.empty() || ec != std::errc{} || p != s.data() + s.size()) return std::nullopt;
+    return n;
 }
 
 // In the Values context the lexer's keywords are identifiers.
@@ -177,8 +189,13 @@ result<label_requirement> parse_requirement(lexer& lx) {
     }
     case tok::eq:
     case tok::deq:
-    case tok::neq: {
-        r.op = op.kind == tok::neq ? selector_op::not_equals : selector_op::equals;
+    case tok::neq:
+    case tok::gt:
+    case tok::lt: {
+        r.op = op.kind == tok::neq  ? selector_op::not_equals
+               : op.kind == tok::gt ? selector_op::greater_than
+               : op.kind == tok::lt ? selector_op::less_than
+                                    : selector_op::equals;
         // parseExactValue
         auto v = lx.peek();
         if (v.kind == tok::end || v.kind == tok::comma) {
@@ -198,6 +215,12 @@ result<label_requirement> parse_requirement(lexer& lx) {
     std::sort(values.begin(), values.end());
     values.erase(std::unique(values.begin(), values.end()), values.end());
     std::vector<std::string> errs;
+    if (r.op == selector_op::greater_than || r.op == selector_op::less_than) {
+        if (!go_parse_int(values.front())) {
+            errs.push_back("values[0]: Invalid value: \"" + values.front() +
+                           "\": for 'Gt', 'Lt' operators, the value must be an integer");
+        }
+    }
     for (std::size_t i = 0; i < values.size(); ++i) {
         if (auto e = validate_label_value(values[i]); !e.empty()) {
             errs.push_back("values[" + std::to_string(i) + "][" + r.key + "]: Invalid value: \"" + values[i] + "\": " +
@@ -251,6 +274,14 @@ bool label_selector::matches(const boost::json::object* labels) const noexcept {
         case selector_op::not_in: ok = !in_set(); break;
         case selector_op::exists: ok = has; break;
         case selector_op::does_not_exist: ok = !has; break;
+        case selector_op::greater_than:
+        case selector_op::less_than: {
+            // Requirement.Matches: both sides parse as int64, else no match.
+            auto have = has ? go_parse_int(std::string_view(*s)) : std::nullopt;
+            auto want = go_parse_int(r.values.front());
+            ok = have && want && (r.op == selector_op::greater_than ? *have > *want : *have < *want);
+            break;
+        }
         }
         if (!ok) return false;
     }
@@ -280,6 +311,8 @@ std::string label_selector::str() const {
         }
         case selector_op::exists: out += r.key; break;
         case selector_op::does_not_exist: out += "!" + r.key; break;
+        case selector_op::greater_than: out += r.key + ">" + r.values.front(); break;
+        case selector_op::less_than: out += r.key + "<" + r.values.front(); break;
         }
     }
     return out;

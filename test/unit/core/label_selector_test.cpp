@@ -138,3 +138,17 @@ TEST_CASE("non-string label values never match equality") {
     auto l = labels(R"({"a":1})");
     CHECK_FALSE(s->matches(&l));
 }
+
+TEST_CASE("gt and lt compare integers (labels/selector.go Requirement.Matches)") {
+    CHECK(match("a>1", R"({"a":"2"})"));
+    CHECK_FALSE(match("a>1", R"({"a":"1"})"));
+    CHECK_FALSE(match("a>1", R"({"a":"x"})"));  // not an integer: no match
+    CHECK_FALSE(match("a>1", R"({})"));
+    CHECK(match("a<10,b", R"({"a":"-3","b":""})"));
+    CHECK(label_selector::parse("a>1")->str() == "a>1");
+    // NewRequirement: the integer check, then the label value check.
+    CHECK(label_selector::parse("a<x").error().api_status()->message ==
+          "unable to parse requirement: values[0]: Invalid value: \"x\": for 'Gt', 'Lt' operators, the value must be an integer");
+    CHECK(label_selector::parse("a>").error().api_status()->message ==
+          "unable to parse requirement: values[0]: Invalid value: \"\": for 'Gt', 'Lt' operators, the value must be an integer");
+}
