@@ -440,3 +440,23 @@ TEST_CASE("deployments: rolling update 0/0 and a progress deadline within minRea
           "Deployment.apps \"ru\" is invalid: [spec.strategy.rollingUpdate.maxUnavailable: Invalid value: 0: may not be 0 "
           "when `maxSurge` is 0, spec.progressDeadlineSeconds: Invalid value: 600: must be greater than minReadySeconds]");
 }
+
+TEST_CASE("finalizer names: core's validateKubeFinalizerName and the orphan/foregroundDeletion pair") {
+    // pkg/apis/core/validation/validation.go ValidateObjectMeta; apimachinery
+    // ValidateFinalizers. Texts as a real v1.32.13 answers them.
+    object_store s;
+    json::object bad{{"metadata", json::object{{"name", "f1"}, {"finalizers", json::array{"bad"}}}}};
+    auto r = s.create(ctx_at(), resources::configmaps(), "default", bad);
+    REQUIRE_FALSE(r);
+    CHECK(status_message(r.error()) ==
+          "ConfigMap \"f1\" is invalid: metadata.finalizers[0]: Invalid value: \"bad\": name is neither a standard "
+          "finalizer name nor is it fully qualified");
+    json::object both{{"metadata", json::object{{"name", "f2"}, {"finalizers", json::array{"orphan", "foregroundDeletion", "a/b"}}}}};
+    auto r2 = s.create(ctx_at(), resources::configmaps(), "default", both);
+    REQUIRE_FALSE(r2);
+    CHECK(status_message(r2.error()) ==
+          "ConfigMap \"f2\" is invalid: metadata.finalizers: Invalid value: []string{\"orphan\", \"foregroundDeletion\", "
+          "\"a/b\"}: finalizer orphan and foregroundDeletion cannot be both set");
+    json::object ok{{"metadata", json::object{{"name", "f3"}, {"finalizers", json::array{"kubernetes", "orphan", "x.io/y"}}}}};
+    CHECK(s.create(ctx_at(), resources::configmaps(), "default", ok));
+}
