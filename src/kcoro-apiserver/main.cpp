@@ -8,6 +8,8 @@
 //   --tokens FILE             static tokens CSV (token,user,uid,"groups")
 //   --simulate-workloads / --no-simulate-workloads   (on by default)
 //   --simulate-delay MS       default 1000
+//   --root-ca-publisher / --no-root-ca-publisher   ConfigMap kube-root-ca.crt in
+//                             every namespace, as kube-controller-manager writes it (on by default)
 //   --history N               retained watch events (default 10000)
 //   --watch-cache=false       page resourceVersion=0 lists (default: answered whole, as
 //                             kube-apiserver's watch cache does)
@@ -102,6 +104,7 @@ int main(int argc, char** argv) {
     opts.tls = true;
     opts.port = 6443;
     opts.store.simulate_workloads = true;
+    opts.root_ca_publisher = true;  // a real cluster's kube-controller-manager runs it
     // uids, generated names and minted tokens differ between runs, as on a
     // real server; --seed makes a run reproducible (the simulation's need).
     opts.store.random_seed = (std::uint64_t{std::random_device{}()} << 32) ^ std::random_device{}();
@@ -149,6 +152,10 @@ int main(int argc, char** argv) {
                 opts.store.simulate_workloads = true;
             } else if (a == "--no-simulate-workloads") {
                 opts.store.simulate_workloads = false;
+            } else if (a == "--root-ca-publisher") {
+                opts.root_ca_publisher = true;
+            } else if (a == "--no-root-ca-publisher") {
+                opts.root_ca_publisher = false;
             } else if (a == "--simulate-delay") {
                 opts.store.simulate_delay = std::chrono::milliseconds(std::stol(value(i)));
             } else if (a == "--seed") {
@@ -164,8 +171,10 @@ int main(int argc, char** argv) {
             } else if (a == "--help" || a == "-h") {
                 std::cout << "usage: kcoro-apiserver [--listen HOST:PORT] [--tls|--plain] [--cert F --key F]\n"
                              "  [--write-kubeconfig PATH] [--policy F] [--tokens F] [--[no-]simulate-workloads]\n"
-                             "  [--simulate-delay MS] [--history N] [--watch-cache=false] [--bookmark-interval MS]\n"
-                             "  [--load F]... [--seed N]\n";
+                             "  [--[no-]root-ca-publisher] [--simulate-delay MS] [--history N] [--watch-cache=false]
+"
+                             "  [--bookmark-interval MS] [--load F]... [--seed N]
+";
                 return 0;
             } else {
                 fatal("unknown flag " + a);

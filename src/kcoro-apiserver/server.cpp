@@ -36,6 +36,7 @@ server::~server() {
 
 result<void> server::start() {
     if (!options_.listen) {
+        if (auto r = publish_root_ca(); !r) return r;
         loop_running_ = true;
         asio::co_spawn(ex_, background_loop(), asio::bind_cancellation_slot(loop_cancel_.slot(), asio::detached));
         return {};
@@ -88,6 +89,7 @@ result<void> server::start() {
     if (ec) {
         return error(kcoro_errc::invalid_config, "kcoro-apiserver: bad listen address " + options_.address);
     }
+    if (auto r = publish_root_ca(); !r) return r;
     auto ep = http_->listen({addr, options_.port});
     if (!ep) {
         return ep.error();
@@ -97,6 +99,20 @@ result<void> server::start() {
     loop_running_ = true;
     asio::co_spawn(ex_, background_loop(), asio::bind_cancellation_slot(loop_cancel_.slot(), asio::detached));
     handler_->log({{"level", "info"}, {"msg", "listening"}, {"url", url()}});
+    return {};
+}
+
+result<void> server::publish_root_ca() {
+    if (!options_.root_ca_publisher) return {};
+    std::string pem = ca_pem_;
+    if (pem.empty()) {
+        // Plain HTTP has no serving CA: a cluster still has one, so the
+        // ConfigMap holds a CA made for it (nothing it signs is served).
+        auto ca = io::certificate_authority::create("kcoro-apiserver-ca");
+        if (!ca) return ca.error().with_context("kcoro-apiserver root CA");
+        pem = ca->cert_pem();
+    }
+    store_.set_root_ca(std::move(pem), clk_.wall_now());
     return {};
 }
 

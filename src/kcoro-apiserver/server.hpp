@@ -61,6 +61,12 @@ struct server_options {
     store_config store;
     http::handler_options handler;
     io::http_server_options http;
+    /// kube-controller-manager's root-CA publisher (object_store::set_root_ca):
+    /// ConfigMap kube-root-ca.crt in every namespace, with the serving CA
+    /// (the kubeconfig's certificate-authority-data) under TLS, else a CA
+    /// generated for it. Off here; the kcoro-apiserver binary and
+    /// kcoro::testing turn it on, as a real cluster has it.
+    bool root_ca_publisher = false;
     std::chrono::milliseconds gc_interval{100};
     std::chrono::milliseconds simulate_interval{100};
     http::log_sink log;
@@ -115,6 +121,8 @@ public:
 
 private:
     boost::asio::awaitable<void> background_loop();
+    /// With options.root_ca_publisher: hands the CA to the store's publisher.
+    result<void> publish_root_ca();
 
     boost::asio::any_io_executor ex_;
     io::clock& clk_;

@@ -31,6 +31,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdint>
 #include <chrono>
 #include <exception>
 #include <functional>
@@ -684,7 +685,10 @@ asio::awaitable<void> list_paging_selectors(ctx& x) {
     kcoro::list_options bad;
     bad.field_selector = "spec.nothing=x";
     auto rb = co_await x.c.list(x.cms, x.ns, bad);
-    must_fail(rb, kcoro::api_errc::bad_request, "field label not supported", "unsupported field selector");
+    // ConfigMaps register no field label conversion: runtime.DefaultMetaV1FieldSelectorConversion.
+    must_fail(rb, kcoro::api_errc::bad_request,
+              "\"spec.nothing\" is not a known field selector: only \"metadata.name\", \"metadata.namespace\"",
+              "unsupported field selector");
     // An undecodable continue token: storage.DecodeContinue's message.
     kcoro::list_options junk;
     junk.limit = 1;
@@ -908,6 +912,9 @@ asio::awaitable<void> resource_version_too_large(ctx& x) {
     auto r = co_await x.c.list(x.cms, x.ns, lo);
     EXPECT(!r, "a list ahead of the store fails");
     EXPECT(kcoro::is_resource_version_too_large(r.error()), "Too large resource version: " + r.error().message());
+    // storage.NewTooLargeResourceVersionError is an apierrors.NewTimeoutError: "Timeout: " first.
+    EXPECT(r.error().api_status()->message.starts_with("Timeout: Too large resource version: " + ahead + ", current: "),
+           "504 message: " + r.error().api_status()->message);
 }
 
 // ---------------------------------------------------------------------------
@@ -939,9 +946,10 @@ std::string env_names(const json::object& d) {
     return out;
 }
 
-// strategicpatch/patch.go mergeMap: a key the live object lacks takes the
-// patch value verbatim, so `{"$patch":"replace"}` in an absent env list is a
-// literal element and validation refuses it; present, it replaces the list.
+// strategicpatch/patch.go mergeMap (v0.32): a key the live object lacks takes
+// the patch value through removeDirectives, so `{"$patch":"replace"}` in an
+// absent env list is dropped (1.31 and older stored it and answered 422
+// `env[0].name: Required value`); present, it replaces the list.
 asio::awaitable<void> strategic_merge_directives(ctx& x) {
     const auto deps = kcoro::resources::deployments();
     const json::object smp_obj = deployment_obj(x, "smp");  // named: no temporary in a co_await (docs/toolchain.md)
@@ -950,15 +958,13 @@ asio::awaitable<void> strategic_merge_directives(ctx& x) {
     sp.type = kcoro::patch_type::strategic_merge;
     const std::string replace_env =
         R"({"spec":{"template":{"spec":{"containers":[{"name":"c","env":[{"$patch":"replace"},{"name":"A","value":"1"}]}]}}}})";
-    auto r = co_await x.patch(deps, "smp", replace_env, sp);
-    must_fail(r, kcoro::api_errc::invalid,
-              "Deployment.apps \"smp\" is invalid: spec.template.spec.containers[0].env[0].name: Required value",
-              "$patch: replace in an absent env");
-    // Give the container an env, then the directive replaces the list.
-    auto d = must(co_await x.patch(deps, "smp",
-                                   R"({"spec":{"template":{"spec":{"containers":[{"name":"c","env":[{"name":"OLD","value":"0"}]}]}}}})", sp),
-                  "add env");
-    EXPECT(env_names(*d) == "OLD", "env added: " + env_names(*d));
+    auto d = must(co_await x.patch(deps, "smp", replace_env, sp), "$patch: replace in an absent env");
+    EXPECT(env_names(*d) == "A", "$patch: replace in an absent env is dropped: " + env_names(*d));
+    // Present, the directive replaces the list.
+    d = must(co_await x.patch(deps, "smp",
+                              R"({"spec":{"template":{"spec":{"containers":[{"name":"c","env":[{"$patch":"replace"},{"name":"OLD","value":"0"}]}]}}}})", sp),
+             "replace env with OLD");
+    EXPECT(env_names(*d) == "OLD", "env replaced: " + env_names(*d));
     // mergeSlice + normalizeElementOrder: an item new to the live list goes
     // before the live-only items.
     d = must(co_await x.patch(deps, "smp",
@@ -1082,7 +1088,7 @@ asio::awaitable<void> builtin_validation(ctx& x) {
     kcoro::mutable_metadata(unconditional).erase("resourceVersion");
     auto lu = co_await x.update(leases, unconditional);
     must_fail(lu, kcoro::api_errc::invalid,
-              "leases.coordination.k8s.io \"l\" is invalid: metadata.resourceVersion: Invalid value: 0: must be specified for an update",
+              "leases.coordination.k8s.io \"l\" is invalid: metadata.resourceVersion: Invalid value: 0x0: must be specified for an update",
               "a Lease update without resourceVersion");
 
     json::object ev = json::parse(R"({"apiVersion":"v1","kind":"Event","metadata":{"name":"ev"},"reason":"R",
@@ -1187,7 +1193,8 @@ asio::awaitable<void> namespace_deletion_conditions(ctx& x) {
     }
     EXPECT(remaining == "SomeResourcesRemain: Some resources are remaining: configmaps. has 1 resource instances",
            "NamespaceContentRemaining: " + remaining);
-    EXPECT(finalizers == "SomeFinalizerRemain: Some finalizers are remaining: conformance.kcoro.dev/hold in 1 resource instances",
+    EXPECT(finalizers == "SomeFinalizersRemain: Some content in the namespace has finalizers remaining: "
+                         "conformance.kcoro.dev/hold in 1 resource instances",
            "NamespaceFinalizersRemaining: " + finalizers);
     EXPECT(ok_reason == "ResourcesDiscovered", "NamespaceDeletionDiscoveryFailure False: " + ok_reason);
     // Release it; the namespace goes.
@@ -1301,7 +1308,17 @@ asio::awaitable<void> watch_too_old_rv1(ctx& x) {
         err = ws.error();
     } else {
         auto ev = must(co_await ws->next(), "first event");
-        EXPECT(ev && ev->type == kcoro::watch_event_type::error, "an ERROR event first");
+        EXPECT(ev.has_value(), "a first event");
+        if (ev->type != kcoro::watch_event_type::error) {
+            // A kube-apiserver started on a fresh etcd lists each resource
+            // at a revision near 1 when its cache starts, so its window
+            // (watch_cache.go getAllEventsSinceLocked: oldest =
+            // listResourceVersion + 1) still reaches 1 and the watch is served.
+            // Seen on a real v1.32.13 with a new etcd (issue 22); restarted on
+            // the same etcd it answers the ERROR checked below.
+            ws->close();
+            throw skipped("the watch cache's window still reaches resourceVersion 1 (a server started on a fresh etcd)");
+        }
         err = ev->to_error();
         auto after = co_await ws->next();
         EXPECT(after && !*after, "the stream ends after the ERROR event");
@@ -1427,6 +1444,9 @@ asio::awaitable<void> discovery_fields(ctx& x) {
     auto core = parse_object(core_resp.body, "/api/v1");
     const auto* cm = find(core, "configmaps");
     EXPECT(cm, "configmaps listed");
+    // singularName of a built-in: the store's SingularQualifiedResource
+    // (installer.go, 1.27 and later: 1.32 says "configmap"); 1.23-1.26 leave
+    // it empty. Subresources have none.
     EXPECT(str(cm->if_contains("singularName")) == "configmap" && cm->at("namespaced").as_bool() &&
                str(cm->if_contains("kind")) == "ConfigMap",
            "configmaps singularName, namespaced, kind");
@@ -1456,6 +1476,223 @@ asio::awaitable<void> discovery_fields(ctx& x) {
                str(scale->if_contains("kind")) == "Scale" &&
                strings(scale->if_contains("verbs")) == std::vector<std::string>({"get", "patch", "update"}),
            "deployments/scale: autoscaling/v1 Scale, get patch update");
+}
+
+// kube-controller-manager's root-CA publisher (pkg/controller/certificates/
+// rootcacertpublisher/publisher.go): kube-root-ca.crt in every namespace,
+// re-created when deleted, repaired when its data is edited. A real
+// controller is asynchronous: every step polls up to --gc-wait.
+asio::awaitable<void> root_ca_configmap(ctx& x) {
+    const std::string name = "kube-root-ca.crt";
+    auto wait_for = [&](std::function<bool(const object_ptr&)> done, std::string what) -> asio::awaitable<object_ptr> {
+        auto end = std::chrono::steady_clock::now() + std::chrono::seconds(x.opt.gc_wait);
+        for (;;) {
+            auto r = co_await x.get(x.cms, name);
+            if (r && done(*r)) co_return std::move(*r);
+            if (std::chrono::steady_clock::now() >= end) throw failure(what + ": not within --gc-wait");
+            co_await x.sleep(50ms);
+        }
+    };
+    // Named predicates and options: no temporaries in a co_await operand (g++ 12).
+    const std::function<bool(const object_ptr&)> present = [](const object_ptr&) { return true; };
+    auto cm = co_await wait_for(present, "kube-root-ca.crt in the new namespace");
+    const std::string ca = data_of(*cm, "ca.crt");
+    EXPECT(ca.starts_with("-----BEGIN CERTIFICATE-----"), "ca.crt is a PEM certificate");
+    EXPECT(cm->at("data").as_object().size() == 1, "data holds ca.crt only");
+    const std::string description =
+        "Contains a CA bundle that can be used to verify the kube-apiserver when using internal endpoints such as the "
+        "internal service IP or kubernetes.default.svc. No other usage is guaranteed across distributions of "
+        "Kubernetes clusters.";
+    auto ann = kcoro::annotation_of(*cm, "kubernetes.io/description");
+    EXPECT(ann && *ann == description, "the kubernetes.io/description annotation");
+    const std::string uid(kcoro::uid_of(*cm));
+
+    // Edited data is put back.
+    json::object edit = *cm;
+    edit["data"] = json::object{{"ca.crt", "forged"}};
+    must(co_await x.update(x.cms, edit), "edit kube-root-ca.crt");
+    const std::function<bool(const object_ptr&)> same_ca = [&](const object_ptr& o) { return data_of(*o, "ca.crt") == ca; };
+    auto repaired = co_await wait_for(same_ca, "repaired data");
+    EXPECT(kcoro::uid_of(*repaired) == uid, "repaired in place (same uid)");
+
+    // Deleted, it comes back as a new object.
+    const kcoro::delete_options plain{};
+    must(co_await x.remove(x.cms, name, plain), "delete kube-root-ca.crt");
+    const std::function<bool(const object_ptr&)> new_uid = [&](const object_ptr& o) { return kcoro::uid_of(*o) != uid; };
+    auto back = co_await wait_for(new_uid, "re-created");
+    EXPECT(data_of(*back, "ca.crt") == ca, "re-created with the same CA");
+}
+
+// Authentication (issue 22): a request with no credentials is system:anonymous
+// (--anonymous-auth, on by default): /version and /healthz answer
+// (system:public-info-viewer), /api is a 403 on the path, resources are 403
+// with RBAC's message (responsewriters/errors.go, rbac authorizer).
+// Impersonate-User: system:anonymous, asked for by the kubeconfig's user,
+// makes the request anonymous (filters/impersonation.go). Needs a TLS server
+// with client-certificate or token authentication.
+asio::awaitable<void> anonymous_and_impersonation(ctx& x) {
+    auto cfg = x.c.config();
+    if (cfg.server.starts_with("http://")) throw skipped("plain HTTP: authentication is off");
+    cfg.token.clear();
+    cfg.token_file.clear();
+    cfg.client_cert_pem.clear();
+    cfg.client_key_pem.clear();
+    cfg.exec.reset();
+    kcoro::io::system_clock clk;
+    kcoro::client::client_options co;
+    co.max_retries = 0;
+    auto anon = kcoro::client::client::create(cfg, clk, co);
+    if (!anon) throw failure("anonymous client: " + anon.error().message());
+    auto get = [&](std::string target) -> asio::awaitable<kcoro::client::http_response> {
+        const auto rq = ctx::request(kcoro::http_method::get, std::move(target), "", "", "application/json");
+        auto r = co_await (*anon)->http().round_trip(rq);
+        if (!r) throw failure("anonymous request: " + r.error().message());
+        co_return std::move(*r);
+    };
+    auto version = co_await get("/version");
+    EXPECT(version.status == 200, "anonymous /version is 200, got " + std::to_string(version.status));
+    EXPECT(str(parse_object(version.body, "/version").if_contains("major")) == "1", "/version major 1");
+    auto health = co_await get("/healthz");
+    EXPECT(health.status == 200 && health.body == "ok", "anonymous /healthz is 200 ok, got " + health.body);
+    auto api = co_await get("/api");
+    EXPECT(api.status == 403, "anonymous /api is 403, got " + std::to_string(api.status));
+    auto ao = parse_object(api.body, "/api 403");
+    EXPECT(str(ao.if_contains("reason")) == "Forbidden", "reason Forbidden");
+    EXPECT(str(ao.if_contains("message")) == "forbidden: User \"system:anonymous\" cannot get path \"/api\"",
+           "/api message: " + api.body);
+    const std::string want = "configmaps is forbidden: User \"system:anonymous\" cannot list resource \"configmaps\" "
+                             "in API group \"\" in the namespace \"" + x.ns + "\"";
+    auto list = co_await get(x.ns_path("configmaps"));
+    EXPECT(list.status == 403, "anonymous list is 403, got " + std::to_string(list.status));
+    EXPECT(status_message(list, "anonymous list") == want, "anonymous list message: " + list.body);
+
+    auto rq = ctx::request(kcoro::http_method::get, x.ns_path("configmaps"), "", "", "application/json");
+    rq.headers.emplace_back("Impersonate-User", "system:anonymous");
+    auto imp = co_await x.raw(rq);
+    EXPECT(imp.status == 403, "impersonating system:anonymous: 403, got " + std::to_string(imp.status));
+    EXPECT(status_message(imp, "impersonated list") == want, "impersonated list message: " + imp.body);
+}
+
+// Malformed query parameters (issue 22), each answer read from a real
+// v1.32.13: the query decoder's strconv errors (runtime/conversion.go, 400),
+// an unparsable resourceVersion (api_object_versioner.go: a storage error no
+// handler maps, so 500 with no reason; a watch gets it before any stream),
+// sendInitialEvents on a list (ValidateListOptions, 422), a continue token
+// decoded before the resourceVersion is looked at (storage.ValidateListOptions),
+// a negative limit (no check in 1.32: the whole list), a get ahead of the
+// store (cacher.Get waits, then 504) and validateWatchOptions' 422s.
+asio::awaitable<void> malformed_query_parameters(ctx& x) {
+    co_await x.create_cm("q", "1");
+    auto get = [&](std::string target) -> asio::awaitable<kcoro::client::http_response> {
+        const auto rq = ctx::request(kcoro::http_method::get, std::move(target), "", "", "application/json");
+        auto r = co_await x.raw(rq);
+        co_return r;
+    };
+    auto expect_status = [&](const kcoro::client::http_response& r, int code, std::string_view reason,
+                             std::string_view message, std::string_view what) {
+        EXPECT(r.status == code, std::string(what) + ": " + std::to_string(code) + ", got " + std::to_string(r.status) +
+                                     " " + r.body.substr(0, 200));
+        auto o = parse_object(r.body, what);
+        EXPECT(str(o.if_contains("reason")) == reason, std::string(what) + ": reason " + std::string(reason) + ", got " + r.body);
+        EXPECT(str(o.if_contains("message")) == message, std::string(what) + ": message: " + r.body);
+    };
+    const std::string cms = x.ns_path("configmaps");
+    expect_status(co_await get(cms + "?limit=abc"), 400, "BadRequest",
+                  "strconv.ParseInt: parsing \"abc\": invalid syntax", "limit=abc");
+    expect_status(co_await get(cms + "?limit=99999999999999999999"), 400, "BadRequest",
+                  "strconv.ParseInt: parsing \"99999999999999999999\": value out of range", "limit out of range");
+    expect_status(co_await get(cms + "?timeoutSeconds=x"), 400, "BadRequest",
+                  "strconv.ParseInt: parsing \"x\": invalid syntax", "timeoutSeconds=x");
+    const std::string bad_rv = "resourceVersion: Invalid value: \"abc\": strconv.ParseUint: parsing \"abc\": invalid syntax";
+    expect_status(co_await get(cms + "?resourceVersion=abc"), 500, "", bad_rv, "list resourceVersion=abc");
+    expect_status(co_await get(cms + "/q?resourceVersion=abc"), 500, "", bad_rv, "get resourceVersion=abc");
+    expect_status(co_await get(cms + "?watch=1&resourceVersion=abc"), 500, "", bad_rv, "watch resourceVersion=abc");
+    auto sie = co_await get(cms + "?sendInitialEvents=true");
+    EXPECT(sie.status == 422, "sendInitialEvents on a list: 422, got " + std::to_string(sie.status));
+    EXPECT(status_message(sie, "sendInitialEvents") ==
+               "ListOptions.meta.k8s.io \"\" is invalid: sendInitialEvents: Forbidden: sendInitialEvents is forbidden for list",
+           "sendInitialEvents message: " + sie.body);
+    expect_status(co_await get(cms + "?continue=abc&resourceVersion=1"), 400, "BadRequest",
+                  "invalid continue token: continue key is not valid: invalid character 'i' looking for beginning of value",
+                  "continue=abc with a resourceVersion");
+    // validateWatchOptions (1.32, WatchList on): every error together.
+    auto wm = co_await get(cms + "?watch=1&resourceVersion=1&resourceVersionMatch=NotOlderThan");
+    EXPECT(wm.status == 422, "resourceVersionMatch on a watch without sendInitialEvents: 422, got " + std::to_string(wm.status));
+    EXPECT(status_message(wm, "watch match") ==
+               "ListOptions.meta.k8s.io \"\" is invalid: resourceVersionMatch: Forbidden: resourceVersionMatch is "
+               "forbidden for watch unless sendInitialEvents is provided",
+           "watch match message: " + wm.body);
+    auto we = co_await get(cms + "?watch=1&sendInitialEvents=true&resourceVersionMatch=Exact");
+    EXPECT(we.status == 422, "sendInitialEvents with Exact: 422, got " + std::to_string(we.status));
+    EXPECT(status_message(we, "watch Exact") ==
+               "ListOptions.meta.k8s.io \"\" is invalid: [resourceVersionMatch: Forbidden: sendInitialEvents requires "
+               "setting resourceVersionMatch to NotOlderThan, resourceVersionMatch: Unsupported value: \"Exact\": "
+               "supported values: \"NotOlderThan\"]",
+           "watch Exact message: " + we.body);
+    // fields.parseSelector: values unescaped (a bare "=" is rune 61), terms
+    // sorted before their labels are converted, nothing trimmed.
+    expect_status(co_await get(cms + "?fieldSelector=metadata.name%3D%3D%3Dx"), 400, "BadRequest",
+                  "invalid field selector: unescaped character in value: 61", "fieldSelector ===");
+    expect_status(co_await get(cms + "?fieldSelector=zz%3D1,metadata.x%3D2"), 400, "BadRequest",
+                  "\"metadata.x\" is not a known field selector: only \"metadata.name\", \"metadata.namespace\"",
+                  "fieldSelector sorted");
+    expect_status(co_await get(cms + "?fieldSelector=%20"), 400, "BadRequest",
+                  "invalid selector: ' '; can't understand ' '", "fieldSelector space");
+    // labels/selector.go's Parser: top-level errors unprefixed, requirement
+    // errors prefixed, keys validated on a nil path.
+    expect_status(co_await get(cms + "?labelSelector=a%2C%2Cb"), 400, "BadRequest",
+                  "found ',', expected: identifier after ','", "labelSelector a,,b");
+    expect_status(co_await get(cms + "?labelSelector=a%20in%20("), 400, "BadRequest",
+                  "unable to parse requirement: found '', expected: ',', ')' or identifier", "labelSelector a in (");
+    expect_status(co_await get(cms + "?labelSelector=a%20notin%20b"), 400, "BadRequest",
+                  "unable to parse requirement: found 'b' expected: '('", "labelSelector a notin b");
+    expect_status(co_await get(cms + "?labelSelector=a%3Cx"), 400, "BadRequest",
+                  "unable to parse requirement: values[0]: Invalid value: \"x\": for 'Gt', 'Lt' operators, the value "
+                  "must be an integer",
+                  "labelSelector a<x");
+    {
+        // gt compares integers.
+        json::object g = x.configmap("gt", "1");
+        kcoro::set_label(g, "conformance.kcoro.dev/n", "10");
+        co_await x.create(x.cms, g);
+        auto l = co_await get(cms + "?labelSelector=conformance.kcoro.dev%2Fn%3E9");
+        EXPECT(l.status == 200 && parse_object(l.body, "gt list").at("items").as_array().size() == 1, "n>9 selects n=10: " + l.body.substr(0, 200));
+        auto none = co_await get(cms + "?labelSelector=conformance.kcoro.dev%2Fn%3C10");
+        EXPECT(none.status == 200 && parse_object(none.body, "lt list").at("items").as_array().empty(), "n<10 selects nothing");
+    }
+    // Exact lists and continue tokens are read from etcd: a future revision is
+    // etcd's ErrFutureRev as a 500 with no reason.
+    {
+        auto now = must(co_await x.get(x.cms, "q"), "get q");
+        const std::string future = std::to_string(rv_number(kcoro::resource_version_of(*now)) + 1000000);
+        expect_status(co_await get(cms + "?resourceVersion=" + future + "&resourceVersionMatch=Exact"), 500, "",
+                      "etcdserver: mvcc: required revision is a future revision", "Exact ahead");
+        // The token's shape (storage.EncodeContinue): base64url of {"v","rv","start"}.
+        const std::string raw = R"({"v":"meta.k8s.io/v1","rv":)" + future + R"(,"start":"a"})";
+        static constexpr char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+        std::string token;
+        for (std::size_t i = 0; i < raw.size(); i += 3) {
+            std::uint32_t n = std::uint32_t(static_cast<unsigned char>(raw[i])) << 16;
+            if (i + 1 < raw.size()) n |= std::uint32_t(static_cast<unsigned char>(raw[i + 1])) << 8;
+            if (i + 2 < raw.size()) n |= std::uint32_t(static_cast<unsigned char>(raw[i + 2]));
+            token.push_back(b64[(n >> 18) & 63]);
+            token.push_back(b64[(n >> 12) & 63]);
+            if (i + 1 < raw.size()) token.push_back(b64[(n >> 6) & 63]);
+            if (i + 2 < raw.size()) token.push_back(b64[n & 63]);
+        }
+        expect_status(co_await get(cms + "?limit=1&continue=" + token), 500, "",
+                      "etcdserver: mvcc: required revision is a future revision", "continue ahead");
+    }
+    auto neg = co_await get(cms + "?limit=-1");
+    EXPECT(neg.status == 200, "limit=-1 lists, got " + std::to_string(neg.status) + " " + neg.body.substr(0, 200));
+    auto nl = parse_object(neg.body, "limit=-1");
+    EXPECT(nl.if_contains("metadata") && !nl.at("metadata").as_object().contains("continue"), "limit=-1: no continue");
+    auto cur = must(co_await x.get(x.cms, "q"), "get q");
+    const std::string ahead = std::to_string(rv_number(kcoro::resource_version_of(*cur)) + 1000000);
+    auto far = co_await get(cms + "/q?resourceVersion=" + ahead);
+    EXPECT(far.status == 504, "a get ahead of the store: 504, got " + std::to_string(far.status) + " " + far.body.substr(0, 200));
+    EXPECT(status_message(far, "get ahead").starts_with("Timeout: Too large resource version: " + ahead + ", current: "),
+           "get ahead message: " + far.body);
 }
 
 std::vector<scenario> all_scenarios() {
@@ -1492,6 +1729,10 @@ std::vector<scenario> all_scenarios() {
         {"scale-subresource", false, scale_subresource},
         {"partial-object-metadata", false, partial_object_metadata},
         {"discovery-fields", false, discovery_fields},
+        // issue 22, a 1.32 server
+        {"root-ca-configmap", false, root_ca_configmap},
+        {"anonymous-and-impersonation", false, anonymous_and_impersonation},
+        {"malformed-query-parameters", false, malformed_query_parameters},
     };
 }
 

@@ -23,7 +23,7 @@ expect() {
     fi
 }
 
-out=$(k version); expect "version" "Server Version: v1.33" "$out"
+out=$(k version); expect "version" "Server Version: v1.32" "$out"
 out=$(k apply -f "$DATA/widgets_crd.yaml"); expect "apply CRD" "customresourcedefinition.apiextensions.k8s.io/widgets.example.kcoro.dev created" "$out"
 out=$(k wait --for condition=established --timeout=10s crd/widgets.example.kcoro.dev); expect "CRD established" "condition met" "$out"
 out=$(k apply -f "$DATA/widget.yaml"); expect "apply CR (client-side)" "widget.example.kcoro.dev/w1 created" "$out"

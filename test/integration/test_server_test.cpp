@@ -202,6 +202,9 @@ TEST_CASE("a manager in process: its writes in the log, a conflict retried after
     mgr->controller("stamper").for_(kcoro::resources::configmaps()).complete(
         [&](const kcoro::object_key& k) -> boost::asio::awaitable<kcoro::result<kcoro::runtime::reconcile_result>> {
             auto cm = informer.cache().get(k);
+            // Every namespace holds kube-root-ca.crt (the root-CA publisher,
+            // as on a real cluster): this test counts the writes for its own.
+            if (k.name == "kube-root-ca.crt") co_return kcoro::runtime::success();
             if (!cm || kcoro::annotation_of(*cm, "stamped")) co_return kcoro::runtime::success();
             auto gvr = kcoro::resources::configmaps();
             std::string body = R"({"metadata":{"annotations":{"stamped":"yes"}}})";
@@ -334,4 +337,32 @@ TEST_CASE("the server on a private thread") {
     REQUIRE(list.has_value());
     CHECK(list->has_value());  // the CRD loaded before the thread started is served
     CHECK(srv->get(kcoro::resources::configmaps(), {"default", "threaded"}) != nullptr);  // on the server's thread
+}
+
+TEST_CASE("kube-root-ca.crt in every namespace, as on a real cluster; off on request") {
+    boost::asio::io_context ioc;
+    test_server_options o;
+    o.tls = true;
+    auto srv = test_server::start(ioc, o).value();
+    const auto cms = kcoro::resources::configmaps();
+    for (const char* ns : {"default", "kube-system"}) {
+        auto cm = srv->get<kcoro::k8s::config_map>({ns, "kube-root-ca.crt"});
+        REQUIRE_MESSAGE(cm, ns);
+        // The server's CA, the one the kubeconfig trusts.
+        CHECK(cm->data.at("ca.crt") == srv->config().ca_pem);
+    }
+    // A new namespace has it when its create returns.
+    json::object nsobj{{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", json::object{{"name", "team"}}}};
+    REQUIRE(srv->run(srv->client().create(kcoro::resources::namespaces(), "", nsobj)));
+    REQUIRE(srv->get(cms, {"team", "kube-root-ca.crt"}));
+    // Deleted, it comes back with the server's next controller pass (on the clock).
+    REQUIRE(srv->run(srv->client().remove(cms, {"team", "kube-root-ca.crt"})));
+    CHECK_FALSE(srv->get(cms, {"team", "kube-root-ca.crt"}));
+    srv->advance(100ms);
+    CHECK(srv->get(cms, {"team", "kube-root-ca.crt"}));
+
+    test_server_options off;
+    off.root_ca_publisher = false;
+    auto bare = test_server::start(ioc, off).value();
+    CHECK(bare->list(cms, "").empty());
 }

@@ -17,7 +17,7 @@
 
 namespace kcoro {
 
-enum class selector_op { equals, not_equals, in, not_in, exists, does_not_exist };
+enum class selector_op { equals, not_equals, in, not_in, exists, does_not_exist, greater_than, less_than };
 
 struct label_requirement {
     std::string key;

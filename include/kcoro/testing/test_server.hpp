@@ -83,6 +83,11 @@ struct test_server_options {
     std::chrono::milliseconds simulate_delay{1000};
     /// Seeds uids, generated names and tokens: runs are reproducible.
     std::uint64_t seed = 1;
+    /// ConfigMap kube-root-ca.crt (data ca.crt: the server's CA) in every
+    /// namespace, as kube-controller-manager's root-CA publisher keeps it on
+    /// a real cluster: a test that lists ConfigMaps sees it, as it would
+    /// there. False for a test that needs empty namespaces.
+    bool root_ca_publisher = true;
 };
 
 class test_server {

@@ -3,6 +3,7 @@
 #include "http/bookmark.hpp"
 #include "http/discovery.hpp"
 #include "http/partial_metadata.hpp"
+#include "http/pretty.hpp"
 #include "http/request_checks.hpp"
 #include "http/scale.hpp"
 #include "http/surface.hpp"
@@ -15,9 +16,12 @@
 
 #include <kcoro/core/status.hpp>
 
+#include <boost/algorithm/string/predicate.hpp>
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 
+#include <algorithm>
+#include <cctype>
 #include <charconv>
 
 namespace kcoro::apiserver::http {
@@ -68,6 +72,30 @@ error not_found_path() {
 
 /// http.NotFound, what the not-found handler answers for paths no handler
 /// claims (staging/src/k8s.io/apiserver/pkg/util/notfoundhandler).
+/// responsewriters.InternalError: http.Error's plain text, as the
+/// impersonation filter answers a request it cannot build
+/// (`Internal Server Error: "<uri>": <err>`, %q-quoted URI).
+http_response internal_error_text(std::string_view request_uri, std::string_view err) {
+    std::string quoted = "\"";
+    for (char c : request_uri) {
+        if (c == '"' || c == '\\') quoted.push_back('\\');
+        quoted.push_back(c);
+    }
+    quoted += "\"";
+    std::string body = "Internal Server Error: " + quoted + ": " + std::string(err) + "\n";
+    // The sanitizer of responsewriters/errors.go.
+    std::string safe;
+    for (char c : body) {
+        if (c == '&') safe += "&amp;";
+        else if (c == '<') safe += "&lt;";
+        else if (c == '>') safe += "&gt;";
+        else safe.push_back(c);
+    }
+    http_response r{500, "text/plain; charset=utf-8", {}, std::move(safe)};
+    r.headers.emplace_back("X-Content-Type-Options", "nosniff");
+    return r;
+}
+
 http_response not_found_text() {
     http_response r{404, "text/plain; charset=utf-8", {}, "404 page not found\n"};
     r.headers.emplace_back("X-Content-Type-Options", "nosniff");
@@ -201,6 +229,15 @@ asio::awaitable<http_reply> api_handler::operator()(http_request req) {
     };
     if (auto* resp = std::get_if<http_response>(&reply)) {
         no_cache(resp->headers);
+        // Negotiated JSON answers are indented on request (http/pretty.hpp);
+        // kube-openapi's documents never are (its errors, from the filters, are).
+        auto q = req.target.find('?');
+        std::string_view path = std::string_view(req.target).substr(0, q);
+        std::string_view query = q == std::string::npos ? std::string_view{} : std::string_view(req.target).substr(q + 1);
+        if (resp->content_type.starts_with("application/json") && (resp->status >= 400 || !path.starts_with("/openapi")) &&
+            wants_pretty(query, req.header("user-agent"))) {
+            resp->body = indent_json(resp->body);
+        }
     } else if (auto* st = std::get_if<io::http_stream>(&reply)) {
         no_cache(st->headers);
     }
@@ -222,6 +259,36 @@ asio::awaitable<http_reply> api_handler::dispatch(http_request& req) {
         log({{"level", "info"}, {"msg", "unauthorized"}, {"path", r.path}});
         co_return status_response(user.error());
     }
+    // WithImpersonation runs after authentication and before authorization
+    // (apiserver/pkg/server/config.go DefaultBuildHandlerChain).
+    std::vector<std::string> imp_groups;
+    for (const auto& [k, v] : req.headers) {
+        if (boost::algorithm::iequals(k, "impersonate-group")) imp_groups.push_back(v);
+    }
+    if (auto as = req.header("impersonate-user"); as.empty() && !imp_groups.empty()) {
+        // buildImpersonationRequests: groups without a user; %v of the
+        // ObjectReferences (Kind, Namespace, Name, UID, APIVersion,
+        // ResourceVersion, FieldPath).
+        std::string refs;
+        for (const auto& g : imp_groups) refs += (refs.empty() ? "" : " ") + std::string("{Group  ") + g + "    }";
+        co_return internal_error_text(req.target, "requested [" + refs + "] without impersonating a user");
+    } else if (!as.empty()) {
+        const auto& groups = imp_groups;
+        auto imp = access_.impersonate(*user, as, groups);
+        if (!imp) {
+            log({{"level", "info"}, {"msg", "forbidden"}, {"user", user->name}, {"verb", "impersonate"}});
+            co_return status_response(imp.error());
+        }
+        user = std::move(*imp);
+    }
+    if (r.kind != route_kind::resource && r.kind != route_kind::faults) {
+        std::string verb = req.method;
+        std::transform(verb.begin(), verb.end(), verb.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+        if (auto a = access_.authorize_path(*user, verb, r.path); !a) {
+            log({{"level", "info"}, {"msg", "forbidden"}, {"user", user->name}, {"path", r.path}});
+            co_return status_response(a.error());
+        }
+    }
     http_reply reply;
     // The discovery documents and /version are go-restful web services with
     // GET routes only (built-in groups; a CRD group's discovery is crdHandler's).
@@ -235,9 +302,13 @@ asio::awaitable<http_reply> api_handler::dispatch(http_request& req) {
             405, "the server does not allow this method on the requested resource", "MethodNotAllowed"));
     }
     switch (r.kind) {
-    case route_kind::version:
-        reply = json_response(200, version_document());
+    case route_kind::version: {
+        // routes/version.go: WriteRawJSON, always MarshalIndent.
+        auto v = json_response(200, version_document());
+        v.body = indent_json(v.body);
+        reply = std::move(v);
         break;
+    }
     case route_kind::core_groups:
         reply = json_response(200, core_versions_document(options_.server_address));
         break;
@@ -263,7 +334,8 @@ asio::awaitable<http_reply> api_handler::dispatch(http_request& req) {
         break;
     }
     case route_kind::health:
-        reply = http_response{200, "text/plain", {}, "ok"};
+        // healthz.go: http.Error-style plain text.
+        reply = http_response{200, "text/plain; charset=utf-8", {{"X-Content-Type-Options", "nosniff"}}, "ok"};
         break;
     case route_kind::faults: {
         access_request ar{req.method == "GET" ? "get" : req.method == "DELETE" ? "delete" : "create",
@@ -417,7 +489,8 @@ asio::awaitable<http_reply> api_handler::handle_resource(http_request& req, rout
     }
     subresource sub = r.subresource == "status" ? subresource::status : subresource::none;
     list_options lo{r.query.label_selector, r.query.field_selector, r.query.limit, r.query.continue_token,
-                    r.query.resource_version, r.query.resource_version_match};
+                    r.query.resource_version, r.query.resource_version_match,
+                    r.query.send_initial_events.has_value()};
 
     auto del_opts = [&]() -> result<delete_options> {
         delete_options d;
@@ -489,6 +562,17 @@ asio::awaitable<http_reply> api_handler::handle_resource(http_request& req, rout
 
     http_response out;
     if (r.verb == "get") {
+        // cacher.Get: a resourceVersion is parsed (500 when it does not) and
+        // waited for (blockTimeout, then 504) before the cache answers.
+        auto rv = errors::parse_resource_version_param(r.query.resource_version);
+        if (!rv) co_return status_response(rv.error());
+        if (*rv > store_.current_revision()) {
+            const auto until = clk_.now() + options_.too_large_wait;
+            while (store_.current_revision() < *rv && clk_.now() < until) co_await hub_.wait(clk_, until);
+            if (store_.current_revision() < *rv) {
+                co_return status_response(errors::too_large_resource_version(*rv, store_.current_revision()));
+            }
+        }
         auto o = store_.get(r.gvr(), r.ns, r.name);
         out = !o ? status_response(o.error()) : respond(200, *o, false);
     } else if (r.verb == "list") {
@@ -642,12 +726,35 @@ http_reply api_handler::handle_watch(route& r, media_choice media) {
     p.custom = !def->crd_name.empty();
     p.media = media;
     p.resource_version = r.query.resource_version;
+    // cacher.Watch parses it before any stream: an HTTP 500, not an event.
+    if (auto rv = errors::parse_resource_version_param(p.resource_version); !rv) return status_response(rv.error());
     p.bookmarks = r.query.allow_watch_bookmarks;
     p.send_initial_events = r.query.send_initial_events;
-    if (p.send_initial_events.value_or(false) && !p.bookmarks) {
-        return status_response(errors::invalid("meta.k8s.io", "ListOptions", "",
-                                               {errors::field_forbidden("allowWatchBookmarks",
-                                                                        "allowWatchBookmarks must be set to true when sendInitialEvents is set to true")}));
+    // validateWatchOptions (apimachinery internalversion/validation, v0.32;
+    // WatchList is on in 1.32): every error together. 1.32 does not require
+    // allowWatchBookmarks with sendInitialEvents; without it the initial
+    // events come with no end bookmark (cacher.go isListWatchRequest).
+    {
+        const auto& match = r.query.resource_version_match;
+        std::vector<status_cause> invalid;
+        if (p.send_initial_events && match != "NotOlderThan") {
+            invalid.push_back(errors::field_forbidden(
+                "resourceVersionMatch", "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan"));
+        }
+        if (!match.empty()) {
+            if (!p.send_initial_events) {
+                invalid.push_back(errors::field_forbidden(
+                    "resourceVersionMatch", "resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided"));
+            }
+            if (match != "NotOlderThan") {
+                invalid.push_back(errors::field_not_supported("resourceVersionMatch", "\"" + match + "\"", {"NotOlderThan"}));
+            }
+            if (!r.query.continue_token.empty()) {
+                invalid.push_back(errors::field_forbidden("resourceVersionMatch",
+                                                          "resourceVersionMatch is forbidden when continue is provided"));
+            }
+        }
+        if (!invalid.empty()) return status_response(errors::invalid("meta.k8s.io", "ListOptions", "", std::move(invalid)));
     }
     if (is_table(media)) {
         p.columns = columns_for(*def, r.version);
@@ -727,7 +834,7 @@ asio::awaitable<void> api_handler::run_watch(watch_params p, io::http_stream_wri
         for (const auto& ev : evs) {
             append(batch, "ADDED", ev.object);
         }
-        if (p.send_initial_events.value_or(false)) {
+        if (p.send_initial_events.value_or(false) && p.bookmarks) {
             batch += bookmark(last, true);
         }
         if (!batch.empty() && !co_await w.write(std::move(batch))) {

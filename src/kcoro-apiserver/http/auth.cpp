@@ -196,6 +196,18 @@ error forbidden(const user_info& user, const access_request& req) {
     return error::from_status(std::move(s));
 }
 
+error forbidden_path(const user_info& user, std::string_view verb, std::string_view path) {
+    // apierrors.NewForbidden with an empty GroupResource: "forbidden: <msg>".
+    status s;
+    s.outcome = "Failure";
+    s.message = "forbidden: User \"" + user.name + "\" cannot " + std::string(verb) + " path \"" +
+                std::string(path) + "\"";
+    s.reason = "Forbidden";
+    s.code = 403;
+    s.details = status_details{};
+    return error::from_status(std::move(s));
+}
+
 result<user_info> access_control::authenticate(std::string_view authorization,
                                                const std::optional<user_info>& cert_user) const {
     if (!enabled()) {
@@ -212,14 +224,21 @@ result<user_info> access_control::authenticate(std::string_view authorization,
     }
     if (client_certs_ && cert_user) {
         auto out = *cert_user;
-        out.groups.push_back("system:authenticated");
+        out.groups.push_back(std::string(authenticated_group));
         return out;
     }
-    return unauthorized();
+    // No credentials: the anonymous authenticator (authenticator/config.go
+    // appends it last when --anonymous-auth is on, the default).
+    return user_info{std::string(anonymous_user), {std::string(unauthenticated_group)}};
 }
 
 result<void> access_control::authorize(const user_info& user, const access_request& req) const {
-    if (!enabled() || !policy_) {
+    if (!enabled()) {
+        return {};
+    }
+    if (!policy_) {
+        // RBAC grants system:unauthenticated no resource at all.
+        if (user.name == anonymous_user) return forbidden(user, req);
         return {};
     }
     std::string res = req.gvr.resource + (req.subresource.empty() ? "" : "/" + req.subresource);
@@ -227,6 +246,55 @@ result<void> access_control::authorize(const user_info& user, const access_reque
         return {};
     }
     return forbidden(user, req);
+}
+
+result<void> access_control::authorize_path(const user_info& user, std::string_view verb,
+                                            std::string_view path) const {
+    // system:public-info-viewer (rbac/bootstrappolicy/policy.go), bound to
+    // system:authenticated and system:unauthenticated: GET on these paths.
+    constexpr std::string_view public_info[] = {"/healthz", "/livez", "/readyz", "/version", "/version/"};
+    if (!enabled() || user.name != anonymous_user) {
+        return {};
+    }
+    if (verb == "get" && std::find(std::begin(public_info), std::end(public_info), path) != std::end(public_info)) {
+        return {};
+    }
+    return forbidden_path(user, verb, path);
+}
+
+result<user_info> access_control::impersonate(const user_info& requestor, std::string_view name,
+                                              const std::vector<std::string>& groups) const {
+    // impersonation.go: every requested user, service account and group needs
+    // `impersonate` on it; the first refusal is the answer.
+    constexpr std::string_view sa_prefix = "system:serviceaccount:";
+    user_info out;
+    out.name = std::string(name);
+    const bool groups_given = !groups.empty();
+    if (name.substr(0, sa_prefix.size()) == sa_prefix && name.find(':', sa_prefix.size()) != std::string_view::npos) {
+        auto rest = name.substr(sa_prefix.size());
+        auto colon = rest.find(':');
+        std::string ns(rest.substr(0, colon));
+        access_request ar{"impersonate", {"", "v1", "serviceaccounts"}, "", ns, std::string(rest.substr(colon + 1))};
+        if (auto a = authorize(requestor, ar); !a) return a.error();
+        if (!groups_given) out.groups = {"system:serviceaccounts", "system:serviceaccounts:" + ns};
+    } else {
+        access_request ar{"impersonate", {"", "v1", "users"}, "", "", std::string(name)};
+        if (auto a = authorize(requestor, ar); !a) return a.error();
+    }
+    for (const auto& g : groups) {
+        access_request ar{"impersonate", {"", "v1", "groups"}, "", "", g};
+        if (auto a = authorize(requestor, ar); !a) return a.error();
+        out.groups.push_back(g);
+    }
+    const bool has_auth_group = std::any_of(out.groups.begin(), out.groups.end(), [](const std::string& g) {
+        return g == authenticated_group || g == unauthenticated_group;
+    });
+    if (out.name != anonymous_user) {
+        if (!has_auth_group) out.groups.push_back(std::string(authenticated_group));
+    } else if (std::find(out.groups.begin(), out.groups.end(), unauthenticated_group) == out.groups.end()) {
+        out.groups.push_back(std::string(unauthenticated_group));
+    }
+    return out;
 }
 
 } // namespace kcoro::apiserver::http

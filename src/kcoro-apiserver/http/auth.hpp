@@ -4,7 +4,13 @@
 // --token-auth-file CSV: `token,user,uid,"group1,group2"`) and verified TLS
 // client certificates (CN = user, O = groups). When neither tokens nor client
 // certificates are configured, authentication is off and every request runs
-// as an anonymous user with every permission.
+// as an anonymous user with every permission. When it is on, a request with
+// neither runs as system:anonymous (kube-apiserver's --anonymous-auth, on by
+// default): it may read the public-info paths (/healthz, /livez, /readyz,
+// /version, as the bootstrap ClusterRole system:public-info-viewer allows) and
+// whatever a loaded policy grants it; everything else is 403.
+// Impersonate-User / Impersonate-Group follow the real filter
+// (apiserver/pkg/endpoints/filters/impersonation.go).
 //
 // Authorization: a small policy (JSON or YAML):
 //   rules:
@@ -12,7 +18,7 @@
 //     verbs: [get, list, watch] # "*" = all
 //     resources: [configmaps]   # resource names; "*" = all; "kcoro/faults" for the fault endpoint
 //     namespaces: [default]     # omitted or "*" = all, "" = cluster-scoped only
-// No policy loaded: every authenticated user may do everything. Denials
+// No policy loaded: every authenticated user may do everything (anonymous: nothing). Denials
 // produce the Status kube-apiserver's RBAC answers (403 with its message).
 //
 // Values; thread safety: none (the server's one thread).
@@ -78,12 +84,20 @@ struct access_request {
     std::string name;
 };
 
+/// kube-apiserver's anonymous user and its group (user.Anonymous, user.AllUnauthenticated).
+inline constexpr std::string_view anonymous_user = "system:anonymous";
+inline constexpr std::string_view unauthenticated_group = "system:unauthenticated";
+inline constexpr std::string_view authenticated_group = "system:authenticated";
+
 /// 401 Unauthorized, as kube-apiserver answers it.
 error unauthorized();
 /// 403 Forbidden with RBAC's message:
 /// `configmaps "x" is forbidden: User "u" cannot get resource "configmaps" in
 /// API group "" in the namespace "default"`.
 error forbidden(const user_info& user, const access_request& req);
+/// 403 for a non-resource path (responsewriters/errors.go forbiddenMessage):
+/// `forbidden: User "system:anonymous" cannot get path "/api"`.
+error forbidden_path(const user_info& user, std::string_view verb, std::string_view path);
 
 /// Authentication and authorization together.
 class access_control {
@@ -101,6 +115,15 @@ public:
                                    const std::optional<user_info>& cert_user) const;
     /// 403 when the policy does not allow it.
     result<void> authorize(const user_info& user, const access_request& req) const;
+    /// A non-resource path (`verb` is the lowercase method): the public-info
+    /// paths are open to all; anonymous gets 403 for the rest.
+    result<void> authorize_path(const user_info& user, std::string_view verb, std::string_view path) const;
+    /// The user the Impersonate-User / Impersonate-Group headers ask for, after
+    /// checking `impersonate` on users (or serviceaccounts) and groups for the
+    /// requestor, as impersonation.go does. `groups_given` = any
+    /// Impersonate-Group header was sent (then they replace the defaults).
+    result<user_info> impersonate(const user_info& requestor, std::string_view user,
+                                  const std::vector<std::string>& groups) const;
 
 private:
     token_table tokens_;

@@ -76,11 +76,11 @@ json::object subresource_entry(const resource_def& d, std::string_view sub, json
 } // namespace
 
 json::object version_document() {
-    // Claims the kubectl minor version on this machine, so kubectl does not
-    // warn about version skew.
+    // 1.32-shaped (issue 22: the release kcoro-apiserver follows, checked
+    // against a real v1.32.13); the "-kcoro" suffix tells it apart.
     return json::object{{"major", "1"},
-                        {"minor", "33"},
-                        {"gitVersion", "v1.33.0-kcoro"},
+                        {"minor", "32"},
+                        {"gitVersion", "v1.32.13-kcoro"},
                         {"gitCommit", "0000000000000000000000000000000000000000"},
                         {"gitTreeState", "clean"},
                         {"buildDate", "2026-01-01T00:00:00Z"},
@@ -214,7 +214,7 @@ std::optional<json::object> openapi_v3_document(const resource_registry& reg, st
                 paths[base] = json::object{{"patch", std::move(op)}};
             }
             return json::object{{"openapi", "3.0.0"},
-                                {"info", json::object{{"title", "Kubernetes"}, {"version", "v1.33.0-kcoro"}}},
+                                {"info", json::object{{"title", "Kubernetes"}, {"version", "v1.32.13-kcoro"}}},
                                 {"paths", std::move(paths)},
                                 {"components", json::object{{"schemas", json::object{}}}}};
         }
@@ -240,7 +240,7 @@ void proto_field(std::string& out, unsigned field, std::string_view bytes) {
 
 json::object openapi_v2_document() {
     return json::object{{"swagger", "2.0"},
-                        {"info", json::object{{"title", "Kubernetes"}, {"version", "v1.33.0-kcoro"}}},
+                        {"info", json::object{{"title", "Kubernetes"}, {"version", "v1.32.13-kcoro"}}},
                         {"paths", json::object{}},
                         {"definitions", json::object{}}};
 }
@@ -250,7 +250,7 @@ std::string openapi_v2_protobuf() {
     // version = 2), paths = 8, definitions = 9.
     std::string info;
     proto_field(info, 1, "Kubernetes");
-    proto_field(info, 2, "v1.33.0-kcoro");
+    proto_field(info, 2, "v1.32.13-kcoro");
     std::string doc;
     proto_field(doc, 1, "2.0");
     proto_field(doc, 2, info);

@@ -1,5 +1,7 @@
 #include "http/route.hpp"
 
+#include <cstdint>
+
 #include "store/status_errors.hpp"
 
 #include <algorithm>
@@ -58,15 +60,39 @@ std::vector<std::string> split_path(std::string_view path) {
     return parts;
 }
 
-bool parse_bool(std::string_view v) noexcept { return v == "true" || v == "1" || v == "True"; }
+// runtime.Convert_Slice_string_To_bool (apimachinery runtime/conversion.go):
+// "0" and any case of "false" are false, everything else (empty too) true.
+bool parse_bool(std::string_view v) noexcept {
+    if (v == "0") return false;
+    if (v.size() != 5) return true;
+    std::string l;
+    for (char c : v) l.push_back(c >= 'A' && c <= 'Z' ? char(c - 'A' + 'a') : c);
+    return l != "false";
+}
 
-result<std::int64_t> parse_int(std::string_view name, std::string_view v) {
-    std::int64_t n = 0;
-    auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
-    if (ec != std::errc{} || p != v.data() + v.size()) {
-        return errors::bad_request("invalid value for " + std::string(name) + ": " + std::string(v));
+// runtime.Convert_Slice_string_To_int64: strconv.ParseInt; the query
+// decoder's error is a 400 with the NumError's text. As ParseInt: ParseUint
+// on the digits (an invalid byte is a syntax error, a uint64 overflow a range
+// error at once), then the int64 bound.
+result<std::int64_t> parse_int(std::string_view, std::string_view v) {
+    auto fail = [&](bool range) { return errors::bad_request(errors::strconv_error("ParseInt", v, range)); };
+    std::string_view digits = v;
+    bool neg = false;
+    if (!digits.empty() && (digits.front() == '+' || digits.front() == '-')) {
+        neg = digits.front() == '-';
+        digits.remove_prefix(1);
     }
-    return n;
+    if (digits.empty()) return fail(false);
+    std::uint64_t n = 0;
+    for (char c : digits) {
+        if (c < '0' || c > '9') return fail(false);
+        const auto d = static_cast<std::uint64_t>(c - '0');
+        if (n > (UINT64_MAX - d) / 10) return fail(true);
+        n = n * 10 + d;
+    }
+    const std::uint64_t bound = neg ? std::uint64_t{1} << 63 : (std::uint64_t{1} << 63) - 1;
+    if (n > bound) return fail(true);
+    return neg ? static_cast<std::int64_t>(~n + 1) : static_cast<std::int64_t>(n);
 }
 
 result<void> apply_param(query_options& q, std::string_view key, const std::string& v) {

@@ -320,8 +320,32 @@ std::vector<status_cause> validate_object_meta(const resource_def& def, const js
             add_invalid(causes, "metadata.annotations", kv.key(), validate_qualified_name(kv.key()));
         }
     }
-    for (const auto& f : finalizers_of(obj)) {
+    // apimachinery api/validation/objectmeta.go ValidateFinalizers (path not
+    // indexed), then, for the kinds core's ValidateObjectMeta validates (not
+    // CRDs or custom resources), validateKubeFinalizerName (indexed):
+    // pkg/apis/core/validation/validation.go, checked against v1.32.13.
+    const auto finalizers = finalizers_of(obj);
+    bool orphan = false, foreground = false;
+    for (const auto& f : finalizers) {
         add_invalid(causes, "metadata.finalizers", f, validate_qualified_name(f));
+        orphan = orphan || f == "orphan";
+        foreground = foreground || f == "foregroundDeletion";
+    }
+    if (orphan && foreground) {
+        std::string list = "[]string{";
+        for (std::size_t i = 0; i < finalizers.size(); ++i) list += (i ? ", " : "") + quoted(finalizers[i]);
+        causes.push_back(errors::field_invalid("metadata.finalizers", list + "}",
+                                               "finalizer orphan and foregroundDeletion cannot be both set"));
+    }
+    if (def.crd_name.empty() && def.gvr.group != "apiextensions.k8s.io") {
+        for (std::size_t i = 0; i < finalizers.size(); ++i) {
+            const auto& f = finalizers[i];
+            const bool standard = f == "kubernetes" || f == "orphan" || f == "foregroundDeletion";
+            if (f.find('/') == std::string::npos && !standard) {
+                causes.push_back(errors::field_invalid("metadata.finalizers[" + std::to_string(i) + "]", quoted(f),
+                                                       "name is neither a standard finalizer name nor is it fully qualified"));
+            }
+        }
     }
     if (auto g = find_path(obj, {"metadata", "generation"}); g && g->is_int64() && g->get_int64() < 0) {
         causes.push_back(errors::field_invalid("metadata.generation", std::to_string(g->get_int64()),

@@ -6,10 +6,14 @@
 //     source, type (events.k8s.io objects are read through `regarding`,
 //     `reportingController` and `deprecatedSource`, as they are stored as
 //     core Events)
-//   secrets: type; namespaces: status.phase
+//   secrets: type; services: spec.clusterIP, spec.type; namespaces:
+//     status.phase and metadata.name only (no metadata.namespace)
 // with `=`, `==`, `!=`, comma-separated and all required. Other fields are
-// rejected with 400 as the real server does ("field label not supported:
-// spec.x"). A field absent from an object reads as "" (Go's zero value).
+// rejected with 400 as the real server does: "field label not supported:
+// spec.x" for the kinds above and custom resources, `"spec.x" is not a known
+// field selector: only "metadata.name", "metadata.namespace"` for the other
+// built-ins (unsupported_message). A field absent from an object reads as ""
+// (Go's zero value).
 //
 // Thread safety: an immutable value once parsed.
 #pragma once
@@ -40,6 +44,8 @@ public:
     static result<field_selector> parse(std::string_view text, std::string_view group, std::string_view resource);
     /// Whether `field` is selectable on `resource` of `group`.
     static bool supported(std::string_view field, std::string_view group, std::string_view resource) noexcept;
+    /// The 400's message for an unsupported `field` (see the file comment).
+    static std::string unsupported_message(std::string_view field, std::string_view group, std::string_view resource);
 
     bool matches(const boost::json::object& obj) const noexcept;
     bool empty() const noexcept { return requirements_.empty(); }

@@ -480,6 +480,8 @@ result<json::object> object_store::impl::do_create(const request_context& ctx, c
     if (def->gvr.resource == "customresourcedefinitions") {
         for (auto& rd : resource_defs_of_crd(*stored)) owner.registry_.add(std::move(rd));
     }
+    // The root-CA publisher reacts to a namespace's creation at once.
+    if (def->gvr.resource == "namespaces" && def->gvr.group.empty()) im.publish_root_ca(name, ctx.now);
     return *impl::present(stored, *def);
 }
 
@@ -537,7 +539,9 @@ result<json::object> object_store::impl::do_update(const request_context& ctx, c
     if (rv.empty()) {
         if (!def.allow_unconditional_update) {
             return errors::invalid(def.gvr.group, def.gvr.resource, name,
-                                   {errors::field_invalid("metadata.resourceVersion", "0",
+                                   // store.go passes the uint64 0, which field.Error
+                                   // prints with %#v (apimachinery v0.32 errors.go).
+                                   {errors::field_invalid("metadata.resourceVersion", "0x0",
                                                           "must be specified for an update")});
         }
     } else if (rv != resource_version_of(*old)) {

@@ -47,6 +47,9 @@ namespace kcoro::apiserver {
 
 using revision_t = std::uint64_t;
 
+/// The ConfigMap the root-CA publisher keeps in every namespace.
+inline constexpr std::string_view root_ca_configmap_name = "kube-root-ca.crt";
+
 /// Who asks, and when. Built by the HTTP layer for each request.
 struct request_context {
     wall_time now{};
@@ -101,6 +104,7 @@ struct list_options {
     std::string continue_token;
     std::string resource_version;        // "" / "0" / "<n>"
     std::string resource_version_match;  // "" / "Exact" / "NotOlderThan"
+    bool send_initial_events = false;    // given (any value): 422 for a list
 };
 
 enum class event_type { added, modified, deleted };
@@ -225,6 +229,16 @@ public:
     /// true when it changed anything.
     bool simulate_step(wall_time now);
     void set_simulation(bool enabled, std::chrono::milliseconds delay);
+
+    // --- the root-CA publisher (store/root_ca_publisher.cpp) ------------------
+    /// kube-controller-manager's root-CA publisher: ConfigMap `kube-root-ca.crt`
+    /// (data `ca.crt` = `ca_pem`) in every namespace, written now into the
+    /// existing ones, at once into each namespace created later, and
+    /// re-created or repaired by gc_step when deleted or changed; never
+    /// created in a terminating namespace. "" turns it off (the default).
+    void set_root_ca(std::string ca_pem, wall_time now);
+    /// The CA being published ("" when the publisher is off).
+    const std::string& root_ca() const noexcept;
 
     /// Number of objects stored for a resource (all namespaces); for tests and metrics.
     std::size_t count(const group_version_resource& gvr) const;

@@ -119,8 +119,10 @@ error too_large_resource_version(std::uint64_t requested, std::uint64_t current)
     status_details d;
     d.causes.push_back({"ResourceVersionTooLarge", "Too large resource version", ""});
     d.retry_after_seconds = 1;
+    // storage.NewTooLargeResourceVersionError -> apierrors.NewTimeoutError,
+    // which prefixes "Timeout: " (errors.go).
     return make(504, "Timeout",
-                "Too large resource version: " + std::to_string(requested) +
+                "Timeout: Too large resource version: " + std::to_string(requested) +
                     ", current: " + std::to_string(current),
                 std::move(d));
 }
@@ -133,6 +135,55 @@ error unsupported_media_type(std::string_view content_type) {
 }
 
 error not_acceptable(std::string_view message) { return make(406, "NotAcceptable", std::string(message)); }
+
+std::string go_quote(std::string_view s) {
+    // strconv.Quote for the ASCII a query parameter holds; other bytes as \xNN.
+    static constexpr char hex[] = "0123456789abcdef";
+    std::string out = "\"";
+    for (unsigned char c : s) {
+        if (c == '"' || c == '\\') {
+            out.push_back('\\');
+            out.push_back(static_cast<char>(c));
+        } else if (c >= 0x20 && c < 0x7f) {
+            out.push_back(static_cast<char>(c));
+        } else {
+            out += "\\x";
+            out.push_back(hex[c >> 4]);
+            out.push_back(hex[c & 15]);
+        }
+    }
+    return out + "\"";
+}
+
+std::string strconv_error(std::string_view func, std::string_view num, bool out_of_range) {
+    return "strconv." + std::string(func) + ": parsing " + go_quote(num) + ": " +
+           (out_of_range ? "value out of range" : "invalid syntax");
+}
+
+result<std::uint64_t> parse_resource_version_param(std::string_view rv) {
+    if (rv.empty() || rv == "0") return std::uint64_t{0};
+    std::uint64_t n = 0;
+    for (char c : rv) {
+        if (c < '0' || c > '9') return unparsable_resource_version(rv, false);
+        const auto d = static_cast<std::uint64_t>(c - '0');
+        if (n > (UINT64_MAX - d) / 10) return unparsable_resource_version(rv, true);
+        n = n * 10 + d;
+    }
+    return n;
+}
+
+error unparsable_resource_version(std::string_view rv, bool out_of_range) {
+    // APIObjectVersioner.ParseResourceVersion: a storage InvalidError, which
+    // no handler maps, so ErrorToAPIStatus answers 500 with no reason and the
+    // error's text (apiserver/pkg/storage/api_object_versioner.go).
+    return make(500, "",
+                "resourceVersion: Invalid value: " + go_quote(rv) + ": " +
+                    strconv_error("ParseUint", rv, out_of_range));
+}
+
+error future_revision() {
+    return make(500, "", "etcdserver: mvcc: required revision is a future revision");
+}
 
 error internal(std::string_view message) {
     return make(500, "InternalError", "Internal error occurred: " + std::string(message));

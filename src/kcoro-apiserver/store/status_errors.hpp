@@ -11,6 +11,7 @@
 #include <kcoro/core/error.hpp>
 #include <kcoro/core/resource.hpp>
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -47,7 +48,20 @@ error bad_request(std::string_view message);
 error method_not_allowed(const group_version_resource& gvr, std::string_view action);
 /// 410 Expired: `too old resource version: X (Y)` or an expired continue.
 error expired(std::string_view message);
-/// 504 Timeout "Too large resource version" with cause ResourceVersionTooLarge.
+/// Go's strconv.Quote (ASCII printable kept, \" and \\ escaped, other bytes \xNN).
+std::string go_quote(std::string_view s);
+/// A strconv.NumError's text: `strconv.ParseInt: parsing "abc": invalid syntax`.
+std::string strconv_error(std::string_view func, std::string_view num, bool out_of_range);
+/// 500 (no reason) `resourceVersion: Invalid value: "abc": strconv.ParseUint: ...`,
+/// what a get, list or watch with an unparsable resourceVersion answers.
+error unparsable_resource_version(std::string_view rv, bool out_of_range);
+/// etcd's ErrFutureRev passed through (500, no reason): an Exact list or a
+/// continue token at a revision the store has not reached.
+error future_revision();
+/// APIObjectVersioner.ParseResourceVersion: "" and "0" are 0; otherwise
+/// strconv.ParseUint or the error above.
+result<std::uint64_t> parse_resource_version_param(std::string_view rv);
+/// 504 Timeout "Timeout: Too large resource version" with cause ResourceVersionTooLarge.
 error too_large_resource_version(std::uint64_t requested, std::uint64_t current);
 /// 415 UnsupportedMediaType.
 error unsupported_media_type(std::string_view content_type);

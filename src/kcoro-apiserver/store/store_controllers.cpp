@@ -1,6 +1,7 @@
 // object_store: the controllers kube-controller-manager would run, as pure
 // steps the HTTP driver calls on timers: the namespace controller, the CRD
-// cleanup finalizer, the garbage collector and the workload simulation; and
+// cleanup finalizer, the garbage collector, the root-CA publisher's repairs
+// (root_ca_publisher.cpp) and the workload simulation; and
 // the service cluster-IP allocator.
 #include "store/object_store.hpp"
 #include "store/status_errors.hpp"
@@ -57,9 +58,9 @@ json::object without_owner_refs(const json::object& obj, const std::vector<std::
 bool set_namespace_deletion_conditions(json::object& ns, const std::map<std::string, std::size_t>& remaining_by_resource,
                                        const std::map<std::string, std::size_t>& remaining_by_finalizer,
                                        std::string_view now) {
-    // status_condition_utils.go: every type is present, the "ok" form (False)
-    // unless the deleter found a problem; lastTransitionTime moves only when
-    // the status does.
+    // status_condition_utils.go (the texts of 1.32, and of 1.23 already):
+    // every type is present, the "ok" form (False) unless the deleter found a
+    // problem; lastTransitionTime moves only when the status does.
     struct cond {
         const char* type;
         const char* ok_reason;
@@ -70,7 +71,7 @@ bool set_namespace_deletion_conditions(json::object& ns, const std::map<std::str
         {"NamespaceDeletionGroupVersionParsingFailure", "ParsedGroupVersions", "All legacy kube types successfully parsed"},
         {"NamespaceDeletionContentFailure", "ContentDeleted", "All content successfully deleted, may be waiting on finalization"},
         {"NamespaceContentRemaining", "ContentRemoved", "All content successfully removed"},
-        {"NamespaceFinalizersRemaining", "ContentRemoved", "All content successfully removed"},
+        {"NamespaceFinalizersRemaining", "ContentHasNoFinalizers", "All content-preserving finalizers finished"},
     };
     auto join = [](const std::map<std::string, std::size_t>& m, const char* fmt_mid) {
         // sorted already (std::map), as sort.Strings sorts the phrases
@@ -97,8 +98,8 @@ bool set_namespace_deletion_conditions(json::object& ns, const std::map<std::str
             message = "Some resources are remaining: " + join(remaining_by_resource, " has ");
         } else if (std::string_view(t.type) == "NamespaceFinalizersRemaining" && !remaining_by_finalizer.empty()) {
             status = "True";
-            reason = "SomeFinalizerRemain";
-            message = "Some finalizers are remaining: " + join(remaining_by_finalizer, " in ");
+            reason = "SomeFinalizersRemain";
+            message = "Some content in the namespace has finalizers remaining: " + join(remaining_by_finalizer, " in ");
         }
         json::object* old = nullptr;
         for (auto& c : conds.as_array()) {
@@ -278,6 +279,9 @@ bool object_store::gc_step(wall_time now) {
             changed |= im.controller_write(*l.def, std::move(next), l.obj);
         }
     }
+    // 4. The root-CA publisher (root_ca_publisher.cpp): re-creates or repairs
+    //    kube-root-ca.crt.
+    changed |= im.root_ca_step(now);
     if (!changed && revision_ == start_revision) im.gc_idle_at = revision_;
     return changed;
 }

@@ -47,6 +47,13 @@ public:
     std::set<std::uint32_t> allocated_ips;      // service clusterIPs in use (host order)
     std::uint32_t next_ip_offset = 1;
     std::map<std::string, wall_time> spec_changed_at;  // deployment uid -> last generation change
+    std::string root_ca_pem;  // the root-CA publisher's CA; "" = off
+
+    /// The root-CA publisher's sync of one namespace (root_ca_publisher.cpp);
+    /// true when it wrote.
+    bool publish_root_ca(std::string_view ns, wall_time now);
+    /// publish_root_ca for every namespace.
+    bool root_ca_step(wall_time now);
 
     static std::string bucket_of(const group_version_resource& gvr) {
         // events.k8s.io/v1 events are a view of the core events' storage.

@@ -42,29 +42,34 @@ result<json::object> object_store::list(const group_version_resource& gvr, std::
     auto filter = watch_filter::make(gvr, ns, o.label_selector, o.field_selector);
     if (!filter) return filter.error();
 
-    // ListOptions validation (apimachinery ValidateListOptions).
+    // ListOptions validation (apimachinery internalversion/validation
+    // ValidateListOptions, v0.32): every error, in its order.
     const auto& match = o.resource_version_match;
+    std::vector<status_cause> invalid;
     if (!match.empty()) {
-        if (match != "Exact" && match != "NotOlderThan") {
-            return list_options_invalid({errors::field_not_supported(
-                "resourceVersionMatch", "\"" + match + "\"", {"Exact", "NotOlderThan", ""})});
-        }
         if (o.resource_version.empty()) {
-            return list_options_invalid({errors::field_forbidden(
-                "resourceVersionMatch", "resourceVersionMatch is forbidden unless resourceVersion is provided")});
+            invalid.push_back(errors::field_forbidden(
+                "resourceVersionMatch", "resourceVersionMatch is forbidden unless resourceVersion is provided"));
         }
         if (!o.continue_token.empty()) {
-            return list_options_invalid({errors::field_forbidden(
-                "resourceVersionMatch", "resourceVersionMatch is forbidden when continue is provided")});
+            invalid.push_back(errors::field_forbidden(
+                "resourceVersionMatch", "resourceVersionMatch is forbidden when continue is provided"));
+        }
+        if (match != "Exact" && match != "NotOlderThan") {
+            invalid.push_back(errors::field_not_supported("resourceVersionMatch", "\"" + match + "\"",
+                                                          {"Exact", "NotOlderThan", ""}));
         }
         if (match == "Exact" && o.resource_version == "0") {
-            return list_options_invalid({errors::field_forbidden(
-                "resourceVersionMatch", "resourceVersionMatch \"exact\" is forbidden for resourceVersion \"0\"")});
+            invalid.push_back(errors::field_forbidden(
+                "resourceVersionMatch", "resourceVersionMatch \"exact\" is forbidden for resourceVersion \"0\""));
         }
     }
-    if (o.limit < 0) {
-        return list_options_invalid({errors::field_invalid("limit", std::to_string(o.limit), "must be non-negative")});
+    if (o.send_initial_events) {
+        invalid.push_back(errors::field_forbidden("sendInitialEvents", "sendInitialEvents is forbidden for list"));
     }
+    if (!invalid.empty()) return list_options_invalid(std::move(invalid));
+    // No check of a negative limit: 1.32's ValidateListOptions has none and
+    // lists everything (internalversion/validation/validation.go).
 
     // staging/src/k8s.io/apiserver/pkg/storage/cacher/cacher.go (1.32),
     // shouldDelegateList: "Serve paginated requests about revision "0" from
@@ -78,21 +83,27 @@ result<json::object> object_store::list(const group_version_resource& gvr, std::
     std::optional<object_key> start_after;
     std::optional<std::int64_t> token_remaining;  // items from this page on, as the last page counted
     if (!o.continue_token.empty()) {
+        // storage.ValidateListOptions: the token is decoded before the
+        // resourceVersion is looked at.
+        auto token = decode_continue_token(o.continue_token);
+        if (!token) return errors::bad_request("invalid continue token: " + token.error().message());
         if (!o.resource_version.empty() && o.resource_version != "0") {
             return errors::bad_request("specifying resource version is not allowed when using continue");
         }
-        auto token = decode_continue_token(o.continue_token);
-        if (!token) return errors::bad_request("invalid continue token: " + token.error().message());
-        if (token->revision < im.compacted || token->revision > revision_) {
-            return errors::expired(continue_expired_message);
-        }
+        // A continue token's revision is read from etcd itself: a future one
+        // is etcd's error, passed through as a 500 (checked against v1.32.13).
+        if (token->revision > revision_) return errors::future_revision();
+        if (token->revision < im.compacted) return errors::expired(continue_expired_message);
         snapshot = token->revision;
         token_remaining = token->remaining;
         start_after = object_key::parse(token->last_key);
         if (!def->namespaced) start_after->ns.clear();
     } else if (!o.resource_version.empty() && o.resource_version != "0") {
-        auto rv = parse_revision(o.resource_version);
-        if (!rv) return errors::bad_request("invalid resource version: " + o.resource_version);
+        auto rv = errors::parse_resource_version_param(o.resource_version);
+        if (!rv) return rv.error();
+        // Exact is delegated to etcd (cacher.go shouldDelegateList), which
+        // refuses a future revision; NotOlderThan waits in the cache, then 504.
+        if (match == "Exact" && *rv > revision_) return errors::future_revision();
         if (*rv > revision_) return errors::too_large_resource_version(*rv, revision_);
         if (match == "Exact") {
             if (*rv < im.compacted) return too_old(*rv, im.compacted);

@@ -3,12 +3,15 @@
 #include <kcoro/core/object.hpp>
 
 #include <algorithm>
+#include <charconv>
+#include <cstdint>
+#include <optional>
 #include <ostream>
 
 namespace kcoro {
 namespace {
 
-enum class tok { ident, eq, deq, neq, bang, lparen, rparen, comma, in, notin, end, bad };
+enum class tok { ident, eq, deq, neq, bang, lparen, rparen, comma, in, notin, end, gt, lt };
 
 struct token {
     tok kind;
@@ -42,8 +45,8 @@ public:
         case '(': return {tok::lparen, "("};
         case ')': return {tok::rparen, ")"};
         case ',': return {tok::comma, ","};
-        case '<':
-        case '>': return {tok::bad, std::string(1, c)};
+        case '<': return {tok::lt, "<"};
+        case '>': return {tok::gt, ">"};
         default: break;
         }
         std::size_t start = pos_ - 1;
@@ -68,141 +71,191 @@ private:
     std::size_t pos_ = 0;
 };
 
-error parse_error(std::string message) {
+// The messages of apimachinery v0.32 labels/selector.go's Parser, word for
+// word (checked against a real v1.32.13): errors inside a requirement are
+// prefixed "unable to parse requirement: ", the top level's are not.
+error selector_error(std::string message) {
     status s;
     s.outcome = "Failure";
-    s.message = "unable to parse requirement: " + message;
+    s.message = std::move(message);
     s.reason = "BadRequest";
     s.code = 400;
     return error::from_status(std::move(s));
 }
+error parse_error(std::string message) { return selector_error("unable to parse requirement: " + message); }
 
-std::string join(const std::vector<std::string>& v) {
+std::string join(const std::vector<std::string>& v, std::string_view sep = "; ") {
     std::string out;
     for (const auto& e : v) {
-        if (!out.empty()) out += "; ";
+        if (!out.empty()) out += sep;
         out += e;
     }
     return out;
 }
 
-result<std::string> key_of(const token& t) {
-    if (t.kind != tok::ident) {
-        return parse_error("found '" + t.text + "', expected: identifier");
-    }
-    if (auto errs = validate_qualified_name(t.text); !errs.empty()) {
-        return parse_error("key: Invalid value: \"" + t.text + "\": " + join(errs));
-    }
-    return t.text;
+// strconv.ParseInt(s, 10, 64).
+std::optional<std::int64_t> go_parse_int(std::string_view s) {
+    if (!s.empty() && s.front() == '+') s.remove_prefix(1);
+    std::int64_t n = 0;
+    auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), n);
+    if (s.empty() || ec != std::errc{} || p != s.data() + s.size()) return std::nullopt;
+    return n;
 }
 
-result<std::string> value_of(const std::string& v) {
-    if (auto errs = validate_label_value(v); !errs.empty()) {
-        return parse_error("values[0]: Invalid value: \"" + v + "\": " + join(errs));
+// In the Values context the lexer's keywords are identifiers.
+bool ident_like(const token& t) noexcept { return t.kind == tok::ident || t.kind == tok::in || t.kind == tok::notin; }
+
+// parseIdentifiersList: a (possibly empty) comma-separated list up to ')'.
+result<std::vector<std::string>> identifiers_list(lexer& lx) {
+    std::vector<std::string> s;
+    auto insert = [&](std::string v) {
+        if (std::find(s.begin(), s.end(), v) == s.end()) s.push_back(std::move(v));
+    };
+    for (;;) {
+        auto t = lx.next();
+        if (ident_like(t)) {
+            insert(t.text);
+            auto la = lx.peek();
+            if (la.kind == tok::comma) continue;
+            if (la.kind == tok::rparen) return s;
+            return parse_error("found '" + la.text + "', expected: ',' or ')'");
+        }
+        if (t.kind == tok::comma) {
+            if (s.empty()) insert("");
+            auto la = lx.peek();
+            if (la.kind == tok::rparen) {
+                insert("");
+                return s;
+            }
+            if (la.kind == tok::comma) {
+                lx.next();
+                insert("");
+            }
+            continue;
+        }
+        return parse_error("found '" + t.text + "', expected: ',', or identifier");
     }
-    return v;
+}
+
+// parseValues: "(" identifiers ")".
+result<std::vector<std::string>> set_values(lexer& lx) {
+    auto lp = lx.next();
+    if (lp.kind != tok::lparen) return parse_error("found '" + lp.text + "' expected: '('");
+    auto la = lx.peek();
+    if (ident_like(la) || la.kind == tok::comma) {
+        auto s = identifiers_list(lx);
+        if (!s) return s.error();
+        if (lx.next().kind != tok::rparen) return parse_error("found '" + la.text + "', expected: ')'");
+        return s;
+    }
+    if (la.kind == tok::rparen) {
+        lx.next();
+        return std::vector<std::string>{""};
+    }
+    return parse_error("found '" + la.text + "', expected: ',', ')' or identifier");
 }
 
 result<label_requirement> parse_requirement(lexer& lx) {
+    // parseKeyAndInferOperator
     label_requirement r;
     auto t = lx.next();
+    bool dne = false;
     if (t.kind == tok::bang) {
-        auto k = key_of(lx.next());
-        if (!k) return k.error();
-        r.key = *k;
-        r.op = selector_op::does_not_exist;
+        dne = true;
+        t = lx.next();
+    }
+    if (!ident_like(t)) return parse_error("found '" + t.text + "', expected: identifier");
+    // validateLabelKey with the parser's nil path.
+    if (auto errs = validate_qualified_name(t.text); !errs.empty()) {
+        return parse_error("<nil>: Invalid value: \"" + t.text + "\": " + join(errs));
+    }
+    r.key = t.text;
+    auto la = lx.peek();
+    if (dne || la.kind == tok::end || la.kind == tok::comma) {
+        r.op = dne ? selector_op::does_not_exist : selector_op::exists;
         return r;
     }
-    auto k = key_of(t);
-    if (!k) return k.error();
-    r.key = *k;
-    auto op = lx.peek();
+    // parseOperator (KeyAndOperator context: in/notin are operators).
+    auto op = lx.next();
+    std::vector<std::string> values;
     switch (op.kind) {
-    case tok::end:
-    case tok::comma:
-        r.op = selector_op::exists;
-        return r;
-    case tok::eq:
-    case tok::deq:
-    case tok::neq: {
-        lx.next();
-        r.op = op.kind == tok::neq ? selector_op::not_equals : selector_op::equals;
-        auto v = lx.peek();
-        std::string value;
-        if (v.kind == tok::ident || v.kind == tok::in || v.kind == tok::notin) {
-            lx.next();
-            value = v.text;
-        } else if (v.kind != tok::end && v.kind != tok::comma) {
-            return parse_error("found '" + v.text + "', expected: identifier");
-        }
-        auto checked = value_of(value);
-        if (!checked) return checked.error();
-        r.values.push_back(std::move(value));
-        return r;
-    }
     case tok::in:
     case tok::notin: {
-        lx.next();
         r.op = op.kind == tok::in ? selector_op::in : selector_op::not_in;
-        if (auto lp = lx.next(); lp.kind != tok::lparen) {
-            return parse_error("found '" + lp.text + "', expected: '('");
+        auto v = set_values(lx);
+        if (!v) return v.error();
+        values = std::move(*v);
+        break;
+    }
+    case tok::eq:
+    case tok::deq:
+    case tok::neq:
+    case tok::gt:
+    case tok::lt: {
+        r.op = op.kind == tok::neq  ? selector_op::not_equals
+               : op.kind == tok::gt ? selector_op::greater_than
+               : op.kind == tok::lt ? selector_op::less_than
+                                    : selector_op::equals;
+        // parseExactValue
+        auto v = lx.peek();
+        if (v.kind == tok::end || v.kind == tok::comma) {
+            values.emplace_back();
+        } else {
+            lx.next();
+            if (!ident_like(v)) return parse_error("found '" + v.text + "', expected: identifier");
+            values.push_back(v.text);
         }
-        bool expect_value = true;
-        while (true) {
-            auto v = lx.next();
-            if (v.kind == tok::rparen) {
-                // "a in ()" and "a in (x,)" hold the empty value, as in apimachinery.
-                if (expect_value) r.values.emplace_back();
-                break;
-            }
-            if (v.kind == tok::comma) {
-                if (expect_value) r.values.emplace_back();
-                expect_value = true;
-                continue;
-            }
-            if ((v.kind == tok::ident || v.kind == tok::in || v.kind == tok::notin) && expect_value) {
-                auto checked = value_of(v.text);
-                if (!checked) return checked.error();
-                r.values.push_back(v.text);
-                expect_value = false;
-                continue;
-            }
-            if (v.kind == tok::end) {
-                return parse_error("found '', expected: ')'");
-            }
-            return parse_error("found '" + v.text + "', expected: ',' or ')'");
-        }
-        if (r.values.empty()) {
-            return parse_error("for 'in', 'notin' operators, values set can't be empty");
-        }
-        std::sort(r.values.begin(), r.values.end());
-        r.values.erase(std::unique(r.values.begin(), r.values.end()), r.values.end());
-        return r;
+        break;
     }
     default:
-        return parse_error("found '" + op.text + "', expected: in, notin, =, ==, !=, or end of string");
+        return parse_error("found '" + op.text + "', expected: in, notin, =, ==, !=, gt, lt");
     }
+    // NewRequirement: values.List() (sorted, unique), each validated at
+    // values[i][key], the errors aggregated.
+    std::sort(values.begin(), values.end());
+    values.erase(std::unique(values.begin(), values.end()), values.end());
+    std::vector<std::string> errs;
+    if (r.op == selector_op::greater_than || r.op == selector_op::less_than) {
+        if (!go_parse_int(values.front())) {
+            errs.push_back("values[0]: Invalid value: \"" + values.front() +
+                           "\": for 'Gt', 'Lt' operators, the value must be an integer");
+        }
+    }
+    for (std::size_t i = 0; i < values.size(); ++i) {
+        if (auto e = validate_label_value(values[i]); !e.empty()) {
+            errs.push_back("values[" + std::to_string(i) + "][" + r.key + "]: Invalid value: \"" + values[i] + "\": " +
+                           join(e));
+        }
+    }
+    if (errs.size() == 1) return parse_error(errs[0]);
+    if (!errs.empty()) return parse_error("[" + join(errs, ", ") + "]");
+    r.values = std::move(values);
+    return r;
 }
 
 } // namespace
 
 result<label_selector> label_selector::parse(std::string_view text) {
+    // Parser.parse
     label_selector sel;
     lexer lx(text);
-    if (lx.peek().kind == tok::end) {
-        return sel;
-    }
-    while (true) {
+    for (;;) {
+        auto la = lx.peek();
+        if (la.kind == tok::end) return sel;
+        if (!ident_like(la) && la.kind != tok::bang) {
+            return selector_error("found '" + la.text + "', expected: !, identifier, or 'end of string'");
+        }
         auto r = parse_requirement(lx);
         if (!r) return r.error();
         sel.requirements_.push_back(std::move(*r));
         auto t = lx.next();
-        if (t.kind == tok::end) break;
-        if (t.kind != tok::comma) {
-            return parse_error("found '" + t.text + "', expected: ',' or end of string");
+        if (t.kind == tok::end) return sel;
+        if (t.kind != tok::comma) return selector_error("found '" + t.text + "', expected: ',' or 'end of string'");
+        auto next = lx.peek();
+        if (!ident_like(next) && next.kind != tok::bang) {
+            return selector_error("found '" + next.text + "', expected: identifier after ','");
         }
     }
-    return sel;
 }
 
 bool label_selector::matches(const boost::json::object* labels) const noexcept {
@@ -221,6 +274,14 @@ bool label_selector::matches(const boost::json::object* labels) const noexcept {
         case selector_op::not_in: ok = !in_set(); break;
         case selector_op::exists: ok = has; break;
         case selector_op::does_not_exist: ok = !has; break;
+        case selector_op::greater_than:
+        case selector_op::less_than: {
+            // Requirement.Matches: both sides parse as int64, else no match.
+            auto have = has ? go_parse_int(std::string_view(*s)) : std::nullopt;
+            auto want = go_parse_int(r.values.front());
+            ok = have && want && (r.op == selector_op::greater_than ? *have > *want : *have < *want);
+            break;
+        }
         }
         if (!ok) return false;
     }
@@ -250,6 +311,8 @@ std::string label_selector::str() const {
         }
         case selector_op::exists: out += r.key; break;
         case selector_op::does_not_exist: out += "!" + r.key; break;
+        case selector_op::greater_than: out += r.key + ">" + r.values.front(); break;
+        case selector_op::less_than: out += r.key + "<" + r.values.front(); break;
         }
     }
     return out;

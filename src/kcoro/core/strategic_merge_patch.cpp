@@ -562,6 +562,23 @@ struct merger {
         return std::nullopt;
     }
 
+    // removeDirectives (patch.go): false when `v` itself is a directive map.
+    static bool remove_directives(json::value& v) {
+        if (auto* o = v.if_object()) {
+            if (o->contains(directive_marker)) return false;
+            for (auto it = o->begin(); it != o->end();) {
+                it = remove_directives(it->value()) ? it + 1 : o->stable_erase(it);
+            }
+        } else if (auto* a = v.if_array()) {
+            json::array kept;
+            for (auto& e : *a) {
+                if (remove_directives(e)) kept.push_back(std::move(e));
+            }
+            *a = std::move(kept);
+        }
+        return true;
+    }
+
     // mergeMap
     std::optional<error> merge_map(json::object& original, const json::object& patch, const std::string& path) {
         if (const auto* d = patch.if_contains(directive_marker)) {
@@ -620,9 +637,18 @@ struct merger {
             }
             json::value* ov = original.if_contains(k);
             if (!ov || kind_of_value(*ov) != kind_of_value(pv)) {
-                // Not in the original (or another type): the patch value as it
-                // is, directives and all.
-                original[k] = pv;
+                // Not in the original (or another type): the patch value
+                // without its directives (removeDirectives, patch.go in
+                // apimachinery v0.32: a map holding `$patch` is dropped, from
+                // lists too; checked against a real v1.32.13, issue 22). A
+                // `$deleteFromPrimitiveList` key of an absent list does nothing.
+                if (is_delete_list) continue;
+                json::value v = pv;
+                if (remove_directives(v)) {
+                    original[k] = std::move(v);
+                } else {
+                    original.stable_erase(k);
+                }
                 continue;
             }
             const std::string child = child_path(path, k);

@@ -51,6 +51,7 @@ struct fixture {
     fault_table faults;
     watch_hub hub;
     api_handler handler{store, clk, access, faults, hub, handler_options{10s, 1800s, "127.0.0.1:1"}};
+    io::http_headers extra;  // sent with every request (impersonation headers)
 
     fixture() {
         store.set_commit_hook([this](revision_t rev) {
@@ -68,6 +69,7 @@ struct fixture {
         req.headers.emplace_back("Content-Type", std::move(content_type));
         req.headers.emplace_back("User-Agent", "kubectl/v1.32.4 (linux/amd64)");
         if (!auth.empty()) req.headers.emplace_back("Authorization", std::move(auth));
+        req.headers.insert(req.headers.end(), extra.begin(), extra.end());
         std::optional<io::http_reply> out;
         auto run = [&]() -> asio::awaitable<void> { out = co_await handler(std::move(req)); };
         asio::co_spawn(io, run(), asio::detached);
@@ -192,10 +194,11 @@ TEST_CASE("api_handler: 401 and 403 with the real Status bodies; policy reload")
     REQUIRE(p.has_value());
     f.access.set_policy(*p);
 
+    // No credentials: system:anonymous, not 401 (--anonymous-auth is on by default).
     auto anon = f.answer("GET", "/api/v1/namespaces/default/configmaps");
-    CHECK(anon.status == 401);
-    CHECK(body_of(anon)["reason"] == "Unauthorized");
-    CHECK(body_of(anon)["message"] == "Unauthorized");
+    CHECK(anon.status == 403);
+    CHECK(body_of(anon)["message"] ==
+          "configmaps is forbidden: User \"system:anonymous\" cannot list resource \"configmaps\" in API group \"\" in the namespace \"default\"");
     auto wrong = f.answer("GET", "/api", {}, "application/json", "Bearer nope");
     CHECK(wrong.status == 401);
 
@@ -220,6 +223,105 @@ TEST_CASE("api_handler: 401 and 403 with the real Status bodies; policy reload")
     auto cluster = f.answer("GET", "/api/v1/namespaces", {}, "application/json", "Bearer t-alice");
     CHECK(body_of(cluster)["message"] ==
           "namespaces is forbidden: User \"alice\" cannot list resource \"namespaces\" in API group \"\" at the cluster scope");
+}
+
+TEST_CASE("api_handler: anonymous requests read the public-info paths only") {
+    fixture f;
+    token_table tokens;
+    tokens.add("t-alice", {"alice", {}});
+    f.access.set_tokens(tokens);  // authentication on, no policy
+    CHECK(f.answer("GET", "/version").status == 200);
+    // /version is always indented (routes/version.go WriteRawJSON).
+    auto version = f.answer("GET", "/version");
+    CHECK(version.body.starts_with("{\n  \"major\": \"1\",\n  \"minor\": \"32\","));
+    CHECK(version.body.back() == '}');
+    auto health = f.answer("GET", "/healthz");
+    CHECK(health.status == 200);
+    CHECK(health.body == "ok");
+    CHECK(health.content_type == "text/plain; charset=utf-8");
+    CHECK(f.answer("GET", "/readyz").status == 200);
+    CHECK(f.answer("GET", "/livez").status == 200);
+    auto api = f.answer("GET", "/api");
+    CHECK(api.status == 403);
+    CHECK(body_of(api)["reason"] == "Forbidden");
+    CHECK(body_of(api)["message"] == "forbidden: User \"system:anonymous\" cannot get path \"/api\"");
+    CHECK(body_of(f.answer("POST", "/version"))["message"] ==
+          "forbidden: User \"system:anonymous\" cannot post path \"/version\"");
+    CHECK(f.answer("GET", "/apis").status == 403);
+    auto ns = f.answer("GET", "/api/v1/namespaces");
+    CHECK(ns.status == 403);
+    CHECK(body_of(ns)["message"] ==
+          "namespaces is forbidden: User \"system:anonymous\" cannot list resource \"namespaces\" in API group \"\" at the cluster scope");
+    // An authenticated user may still do everything without a policy.
+    CHECK(f.answer("GET", "/api", {}, "application/json", "Bearer t-alice").status == 200);
+    // A policy can grant the anonymous user something.
+    auto p = policy::parse("rules:\n- groups: [system:unauthenticated]\n  verbs: [list]\n  resources: [configmaps]\n");
+    REQUIRE(p.has_value());
+    f.access.set_policy(*p);
+    CHECK(f.answer("GET", "/api/v1/namespaces/default/configmaps").status == 200);
+}
+
+TEST_CASE("api_handler: Impersonate-User runs the request as that user, after the impersonate check") {
+    fixture f;
+    token_table tokens;
+    tokens.add("t-admin", {"admin", {"system:masters"}});
+    tokens.add("t-alice", {"alice", {}});
+    f.access.set_tokens(tokens);
+    auto p = policy::parse(R"({"rules":[{"groups":["system:masters"],"verbs":["*"],"resources":["*"]},)"
+                           R"({"users":["bob"],"verbs":["get"],"resources":["configmaps"]},)"
+                           R"({"groups":["devs"],"verbs":["list"],"resources":["configmaps"]}]})");
+    REQUIRE(p.has_value());
+    f.access.set_policy(*p);
+    REQUIRE(f.answer("POST", "/api/v1/namespaces/default/configmaps", cm("a"), "application/json", "Bearer t-admin").status == 201);
+
+    f.extra = {{"Impersonate-User", "bob"}};
+    auto list = f.answer("GET", "/api/v1/namespaces/default/configmaps", {}, "application/json", "Bearer t-admin");
+    CHECK(list.status == 403);
+    CHECK(body_of(list)["message"] ==
+          "configmaps is forbidden: User \"bob\" cannot list resource \"configmaps\" in API group \"\" in the namespace \"default\"");
+    CHECK(f.answer("GET", "/api/v1/namespaces/default/configmaps/a", {}, "application/json", "Bearer t-admin").status == 200);
+
+    // Groups given replace the defaults; each one is checked.
+    f.extra = {{"Impersonate-User", "bob"}, {"Impersonate-Group", "devs"}};
+    CHECK(f.answer("GET", "/api/v1/namespaces/default/configmaps", {}, "application/json", "Bearer t-admin").status == 200);
+
+    // alice may not impersonate: 403 naming the users resource.
+    f.extra = {{"Impersonate-User", "bob"}};
+    auto denied = f.answer("GET", "/api/v1/namespaces/default/configmaps/a", {}, "application/json", "Bearer t-alice");
+    CHECK(denied.status == 403);
+    CHECK(body_of(denied)["message"] ==
+          "users \"bob\" is forbidden: User \"alice\" cannot impersonate resource \"users\" in API group \"\" at the cluster scope");
+    // Groups without a user: the filter's 500 in plain text.
+    f.extra = {{"Impersonate-Group", "devs"}, {"Impersonate-Group", "ops"}};
+    auto nouser = f.answer("GET", "/api/v1/namespaces/default/configmaps?limit=1", {}, "application/json", "Bearer t-admin");
+    CHECK(nouser.status == 500);
+    CHECK(nouser.content_type == "text/plain; charset=utf-8");
+    CHECK(nouser.body == "Internal Server Error: \"/api/v1/namespaces/default/configmaps?limit=1\": requested "
+                         "[{Group  devs    } {Group  ops    }] without impersonating a user\n");
+    f.extra = {{"Impersonate-User", "system:serviceaccount:default:sa"}};
+    CHECK(body_of(f.answer("GET", "/api", {}, "application/json", "Bearer t-alice"))["message"] ==
+          "serviceaccounts \"sa\" is forbidden: User \"alice\" cannot impersonate resource \"serviceaccounts\" in API group \"\" in the namespace \"default\"");
+}
+
+TEST_CASE("access_control::impersonate adds the groups impersonation.go adds") {
+    access_control ac;
+    token_table tokens;
+    tokens.add("t", {"admin", {}});
+    ac.set_tokens(tokens);
+    user_info admin{"admin", {"system:authenticated"}};
+    auto bob = ac.impersonate(admin, "bob", {});
+    REQUIRE(bob.has_value());
+    CHECK(bob->groups == std::vector<std::string>{"system:authenticated"});
+    auto sa = ac.impersonate(admin, "system:serviceaccount:ns1:x", {});
+    REQUIRE(sa.has_value());
+    CHECK(sa->groups ==
+          std::vector<std::string>{"system:serviceaccounts", "system:serviceaccounts:ns1", "system:authenticated"});
+    auto given = ac.impersonate(admin, "system:serviceaccount:ns1:x", {"g", "system:unauthenticated"});
+    REQUIRE(given.has_value());
+    CHECK(given->groups == std::vector<std::string>{"g", "system:unauthenticated"});
+    auto anon = ac.impersonate(admin, "system:anonymous", {});
+    REQUIRE(anon.has_value());
+    CHECK(anon->groups == std::vector<std::string>{"system:unauthenticated"});
 }
 
 TEST_CASE("api_handler: fault table fails, delays and drops after commit") {
@@ -374,9 +476,26 @@ TEST_CASE("api_handler: watch from a revision, 410 after compaction, sendInitial
         REQUIRE(ev.size() == 4);
         CHECK(ev[3]["type"] == "DELETED");
     }
-    auto bad = f.call("GET", "/api/v1/namespaces/default/configmaps?watch=1&sendInitialEvents=true");
-    REQUIRE(std::holds_alternative<io::http_response>(bad));
-    CHECK(std::get<io::http_response>(bad).status == 422);
+    // validateWatchOptions (v0.32): every error together.
+    auto bad = f.answer("GET", "/api/v1/namespaces/default/configmaps?watch=1&sendInitialEvents=true&resourceVersionMatch=Exact");
+    CHECK(bad.status == 422);
+    CHECK(body_of(bad)["message"] ==
+          "ListOptions.meta.k8s.io \"\" is invalid: [resourceVersionMatch: Forbidden: sendInitialEvents requires setting "
+          "resourceVersionMatch to NotOlderThan, resourceVersionMatch: Unsupported value: \"Exact\": supported values: "
+          "\"NotOlderThan\"]");
+    auto no_sie = f.answer("GET", "/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=1&resourceVersionMatch=NotOlderThan");
+    CHECK(no_sie.status == 422);
+    CHECK(body_of(no_sie)["message"] ==
+          "ListOptions.meta.k8s.io \"\" is invalid: resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden "
+          "for watch unless sendInitialEvents is provided");
+    {
+        // 1.32 does not require allowWatchBookmarks: the state comes without the end bookmark.
+        watch_run w(f, "/api/v1/namespaces/default/configmaps?watch=1&sendInitialEvents=true"
+                       "&resourceVersionMatch=NotOlderThan&timeoutSeconds=5");
+        auto ev = w.w.events();
+        REQUIRE_FALSE(ev.empty());
+        for (const auto& e : ev) CHECK(e.at("type") == "ADDED");
+    }
 }
 
 namespace {
@@ -539,7 +658,7 @@ TEST_CASE("api_handler: a list ahead of the store waits, then 504 Too large reso
     CHECK(resp.status == 504);
     auto st = body_of(resp);
     CHECK(st["reason"] == "Timeout");
-    CHECK(std::string(st["message"].as_string()).starts_with("Too large resource version: " + far));
+    CHECK(std::string(st["message"].as_string()).starts_with("Timeout: Too large resource version: " + far));
     CHECK(st["details"].as_object()["causes"].as_array()[0].as_object()["reason"] == "ResourceVersionTooLarge");
     // sendInitialEvents at a future revision: the ERROR event after the wait.
     auto w = start(f, "/api/v1/namespaces/default/configmaps?watch=1&sendInitialEvents=true&allowWatchBookmarks=true"

@@ -291,7 +291,7 @@ TEST_CASE("leases: leaseDurationSeconds > 0; an update needs a resourceVersion (
     REQUIRE_FALSE(u);
     CHECK(u.error().http_code() == 422);
     CHECK(status_message(u.error()) ==
-          "leases.coordination.k8s.io \"l\" is invalid: metadata.resourceVersion: Invalid value: 0: must be specified "
+          "leases.coordination.k8s.io \"l\" is invalid: metadata.resourceVersion: Invalid value: 0x0: must be specified "
           "for an update");
 }
 
@@ -314,15 +314,23 @@ TEST_CASE("deployments: the pod template's containers, env, ports and volume mou
           "spec.template.spec.containers[0].volumeMounts[0].name: Not found: \"missing\"]");
 }
 
-TEST_CASE("strategic merge: $patch replace on an absent env is a literal element, and validation refuses it") {
-    // Issue 13's observed case: 422 on the real server.
+TEST_CASE("strategic merge: $patch replace on an absent env is dropped; in a new container it is a literal element") {
+    // 1.32 (removeDirectives in patch.go v0.32), checked against a real
+    // v1.32.13 (issue 22); 1.24 answered issue 13's 422 here.
     object_store s;
     REQUIRE(s.create(ctx_at(), resources::deployments(), "default", deployment("web")));
     std::vector<std::string> warnings;
     auto ctx = ctx_at();
     ctx.warnings = &warnings;
+    auto absent = s.patch(ctx, resources::deployments(), "default", "web", patch_type::strategic,
+                          R"({"spec":{"template":{"spec":{"containers":[{"name":"c","env":[{"$patch":"replace"},{"name":"A","value":"1"}]}]}}}})");
+    REQUIRE(absent);
+    CHECK(json::serialize(absent->at("spec").at("template").at("spec").at("containers").at(0).at("env")) ==
+          R"([{"name":"A","value":"1"}])");
+    CHECK(warnings.empty());
+    // A container new to the list is appended as the patch has it.
     auto r = s.patch(ctx, resources::deployments(), "default", "web", patch_type::strategic,
-                     R"({"spec":{"template":{"spec":{"containers":[{"name":"c","env":[{"$patch":"replace"},{"name":"A","value":"1"}]}]}}}})");
+                     R"({"spec":{"template":{"spec":{"containers":[{"name":"n","image":"x","env":[{"$patch":"replace"}]}]}}}})");
     REQUIRE_FALSE(r);
     CHECK(r.error().http_code() == 422);
     CHECK(status_message(r.error()) ==
@@ -392,9 +400,9 @@ TEST_CASE("a terminating namespace carries the namespace controller's conditions
     CHECK(cond("NamespaceContentRemaining").at("status") == "True");
     CHECK(cond("NamespaceContentRemaining").at("reason") == "SomeResourcesRemain");
     CHECK(cond("NamespaceContentRemaining").at("message") == "Some resources are remaining: configmaps. has 1 resource instances");
-    CHECK(cond("NamespaceFinalizersRemaining").at("reason") == "SomeFinalizerRemain");
+    CHECK(cond("NamespaceFinalizersRemaining").at("reason") == "SomeFinalizersRemain");
     CHECK(cond("NamespaceFinalizersRemaining").at("message") ==
-          "Some finalizers are remaining: example.com/hold in 1 resource instances");
+          "Some content in the namespace has finalizers remaining: example.com/hold in 1 resource instances");
     // The finalizer goes, the namespace goes.
     auto cm = s.get(resources::configmaps(), "gone", "held");
     REQUIRE(cm);
@@ -431,4 +439,24 @@ TEST_CASE("deployments: rolling update 0/0 and a progress deadline within minRea
     CHECK(status_message(r.error()) ==
           "Deployment.apps \"ru\" is invalid: [spec.strategy.rollingUpdate.maxUnavailable: Invalid value: 0: may not be 0 "
           "when `maxSurge` is 0, spec.progressDeadlineSeconds: Invalid value: 600: must be greater than minReadySeconds]");
+}
+
+TEST_CASE("finalizer names: core's validateKubeFinalizerName and the orphan/foregroundDeletion pair") {
+    // pkg/apis/core/validation/validation.go ValidateObjectMeta; apimachinery
+    // ValidateFinalizers. Texts as a real v1.32.13 answers them.
+    object_store s;
+    json::object bad{{"metadata", json::object{{"name", "f1"}, {"finalizers", json::array{"bad"}}}}};
+    auto r = s.create(ctx_at(), resources::configmaps(), "default", bad);
+    REQUIRE_FALSE(r);
+    CHECK(status_message(r.error()) ==
+          "ConfigMap \"f1\" is invalid: metadata.finalizers[0]: Invalid value: \"bad\": name is neither a standard "
+          "finalizer name nor is it fully qualified");
+    json::object both{{"metadata", json::object{{"name", "f2"}, {"finalizers", json::array{"orphan", "foregroundDeletion", "a/b"}}}}};
+    auto r2 = s.create(ctx_at(), resources::configmaps(), "default", both);
+    REQUIRE_FALSE(r2);
+    CHECK(status_message(r2.error()) ==
+          "ConfigMap \"f2\" is invalid: metadata.finalizers: Invalid value: []string{\"orphan\", \"foregroundDeletion\", "
+          "\"a/b\"}: finalizer orphan and foregroundDeletion cannot be both set");
+    json::object ok{{"metadata", json::object{{"name", "f3"}, {"finalizers", json::array{"kubernetes", "orphan", "x.io/y"}}}}};
+    CHECK(s.create(ctx_at(), resources::configmaps(), "default", ok));
 }

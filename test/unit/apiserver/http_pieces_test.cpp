@@ -5,6 +5,7 @@
 #include "http/discovery.hpp"
 #include "http/negotiation.hpp"
 #include "http/partial_metadata.hpp"
+#include "http/pretty.hpp"
 #include "http/request_checks.hpp"
 #include "http/scale.hpp"
 #include "http/surface.hpp"
@@ -304,4 +305,24 @@ TEST_CASE("discovery: storageVersionHash and subresources") {
     // The protobuf /openapi/v2 starts with field 1 (swagger) "2.0".
     auto pb = openapi_v2_protobuf();
     CHECK(pb.substr(0, 5) == std::string("\x0a\x03" "2.0", 5));
+}
+
+TEST_CASE("indent_json is json.Indent with two spaces; wants_pretty is isPrettyPrint") {
+    // The 403 body a real v1.32.13 sends to curl.
+    CHECK(indent_json(R"({"kind":"Status","metadata":{},"details":{"kind":"configmaps"},"code":403})"
+                      "\n") ==
+          "{\n  \"kind\": \"Status\",\n  \"metadata\": {},\n  \"details\": {\n    \"kind\": \"configmaps\"\n  },\n"
+          "  \"code\": 403\n}");
+    CHECK(indent_json(R"({"a":[1,{"b":"x, y: {z}"}],"e":[],"s":"q\"{,"})") ==
+          "{\n  \"a\": [\n    1,\n    {\n      \"b\": \"x, y: {z}\"\n    }\n  ],\n  \"e\": [],\n  \"s\": \"q\\\"{,\"\n}");
+    CHECK(wants_pretty("", "curl/8.5.0"));
+    CHECK(wants_pretty("", "Wget/1.21"));
+    CHECK(wants_pretty("", "Mozilla/5.0 (X11)"));
+    CHECK_FALSE(wants_pretty("", "kubectl/v1.32.4 (linux/amd64)"));
+    CHECK(wants_pretty("limit=1&pretty=true", "kubectl/v1.32.4"));
+    CHECK(wants_pretty("pretty=1", ""));
+    CHECK_FALSE(wants_pretty("pretty=0", "curl/8.5.0"));
+    CHECK_FALSE(wants_pretty("pretty=nope", "curl/8.5.0"));  // ParseBool fails: false
+    CHECK(wants_pretty("pretty=", "curl/8.5.0"));            // empty: the User-Agent decides
+    CHECK_FALSE(wants_pretty("pretty=&pretty=1", ""));       // url.Values.Get takes the first
 }

@@ -106,7 +106,7 @@ TEST_CASE("custom resources: update needs a resourceVersion (AllowUnconditionalU
     REQUIRE_FALSE(r);
     CHECK(is_invalid(r.error()));
     CHECK(status_message(r.error()) ==
-          "widgets.example.com \"w\" is invalid: metadata.resourceVersion: Invalid value: 0: must be specified "
+          "widgets.example.com \"w\" is invalid: metadata.resourceVersion: Invalid value: 0x0: must be specified "
           "for an update");
     // Missing objects are not created by PUT.
     auto missing = s.update(ctx_at(), widgets, "default", "nope", widget("nope", 3));

@@ -304,6 +304,11 @@ TEST_CASE("resourceVersion and resourceVersionMatch rules") {
     REQUIRE_FALSE(future);
     CHECK(is_resource_version_too_large(future.error()));
     CHECK(future.error().http_code() == 504);
+    // Exact ahead: etcd's own refusal, a 500 with no reason (Exact goes to etcd).
+    auto future_exact = at(std::to_string(s.current_revision() + 10), "Exact");
+    REQUIRE_FALSE(future_exact);
+    CHECK(future_exact.error().http_code() == 500);
+    CHECK(future_exact.error().api_status()->message == "etcdserver: mvcc: required revision is a future revision");
     // Validation of the options.
     auto no_rv = at("", "Exact");
     REQUIRE_FALSE(no_rv);
@@ -314,9 +319,27 @@ TEST_CASE("resourceVersion and resourceVersionMatch rules") {
     auto bogus = at("1", "Sometimes");
     REQUIRE_FALSE(bogus);
     CHECK(is_invalid(bogus.error()));
+    // Not a number: ParseResourceVersion's storage error, a 500 with no reason (1.32).
     auto nonnum = at("abc", "");
     REQUIRE_FALSE(nonnum);
-    CHECK(nonnum.error().http_code() == 400);
+    CHECK(nonnum.error().http_code() == 500);
+    CHECK(nonnum.error().api_status()->reason.empty());
+    CHECK(nonnum.error().api_status()->message ==
+          "resourceVersion: Invalid value: \"abc\": strconv.ParseUint: parsing \"abc\": invalid syntax");
+    auto huge = at("99999999999999999999", "");
+    REQUIRE_FALSE(huge);
+    CHECK(huge.error().api_status()->message ==
+          "resourceVersion: Invalid value: \"99999999999999999999\": strconv.ParseUint: parsing "
+          "\"99999999999999999999\": value out of range");
+    // Every ValidateListOptions error at once, in its order.
+    list_options both;
+    both.resource_version_match = "Sometimes";
+    both.send_initial_events = true;
+    auto two = s.list(resources::configmaps(), "default", both);
+    REQUIRE_FALSE(two);
+    REQUIRE(two.error().api_status()->details);
+    CHECK(two.error().api_status()->details->causes.size() == 3);
+    CHECK(two.error().api_status()->details->causes.back().message == "Forbidden: sendInitialEvents is forbidden for list");
     // Exact older than the history window: 410.
     s.compact();
     auto old = at(std::to_string(before_c), "Exact");

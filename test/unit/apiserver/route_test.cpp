@@ -59,6 +59,11 @@ TEST_CASE("route: verbs from methods, watch=true|1 and legacy /watch/ paths") {
     CHECK(parse_route("GET", "/api/v1/configmaps?watch=true")->verb == "watch");
     CHECK(parse_route("GET", "/api/v1/configmaps?watch=1")->verb == "watch");
     CHECK(parse_route("GET", "/api/v1/configmaps?watch=false")->verb == "list");
+    // Convert_Slice_string_To_bool: only "0" and "false" (any case) are false.
+    CHECK(parse_route("GET", "/api/v1/configmaps?watch=FALSE")->verb == "list");
+    CHECK(parse_route("GET", "/api/v1/configmaps?watch=0")->verb == "list");
+    CHECK(parse_route("GET", "/api/v1/configmaps?watch=")->verb == "watch");
+    CHECK(parse_route("GET", "/api/v1/configmaps?watch=abc")->verb == "watch");
     auto w = parse_route("GET", "/api/v1/watch/namespaces/a/configmaps/x");
     REQUIRE(w.has_value());
     CHECK(w->verb == "watch");
@@ -101,6 +106,13 @@ TEST_CASE("route: bad queries are 400 values") {
         REQUIRE_MESSAGE(r.has_error(), t);
         CHECK(r.error().http_code() == 400);
     }
+    // The query decoder's strconv.ParseInt text (runtime/conversion.go).
+    CHECK(parse_route("GET", "/api/v1/configmaps?limit=ten").error().api_status()->message ==
+          "strconv.ParseInt: parsing \"ten\": invalid syntax");
+    CHECK(parse_route("GET", "/api/v1/configmaps?limit=9223372036854775808").error().api_status()->message ==
+          "strconv.ParseInt: parsing \"9223372036854775808\": value out of range");
+    CHECK(parse_route("GET", "/api/v1/configmaps?limit=-9223372036854775808")->query.limit == INT64_MIN);
+    CHECK(parse_route("GET", "/api/v1/configmaps?limit=%2B7")->query.limit == 7);  // "+" in a query is a space
 }
 
 TEST_CASE("route: discovery and other non-resource paths") {

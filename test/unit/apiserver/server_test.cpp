@@ -129,7 +129,7 @@ TEST_CASE("server: TLS, client certificates, tokens, watch over a socket, close_
     CHECK(create_code == 403);
     CHECK(create_after == 201);
 
-    // No certificate and no token: 401.
+    // No certificate and no token: system:anonymous, 403.
     apiserver::client_credentials anon{srv.url(), srv.ca_pem(), {}, {}, {}, {}};
     tls_client a(io, anon);
     unsigned anon_code = 0;
@@ -142,7 +142,7 @@ TEST_CASE("server: TLS, client certificates, tokens, watch over a socket, close_
     };
     asio::co_spawn(io, anon_flow(), asio::detached);
     REQUIRE(run_until(io, [&] { return anon_done; }));
-    CHECK(anon_code == 401);
+    CHECK(anon_code == 403);
 
     // A watch over the socket sees a write, then close_watches ends it.
     tls_client w(io, *alice);
@@ -203,4 +203,42 @@ TEST_CASE("server: plain HTTP with minted tokens turns authentication on") {
     CHECK(apiserver::server::kubeconfig_yaml(*bob).find("token: " + bob->token) != std::string::npos);
     srv.stop(0ms);
     CHECK(run_until(io, [&] { return srv.http_server()->session_count() == 0; }));
+}
+
+TEST_CASE("server: the root-CA publisher publishes the serving CA, a generated one without TLS, nothing when off") {
+    asio::io_context io;
+    io::manual_clock clk;
+    const auto cms = resources::configmaps();
+    auto ca_in = [&](apiserver::server& srv, std::string_view ns) {
+        auto cm = srv.store().get(cms, ns, "kube-root-ca.crt");
+        if (!cm) return std::string{};
+        const auto* v = find_path(*cm, {"data", "ca.crt"});
+        return v && v->is_string() ? std::string(v->get_string()) : std::string{};
+    };
+    apiserver::server_options tls_opts;
+    tls_opts.tls = true;
+    tls_opts.root_ca_publisher = true;
+    apiserver::server tls(io.get_executor(), clk, tls_opts);
+    CHECK(ca_in(tls, "default").empty());  // the CA is known once start() made it
+    REQUIRE(tls.start().has_value());
+    CHECK_FALSE(tls.ca_pem().empty());
+    CHECK(ca_in(tls, "default") == tls.ca_pem());
+    CHECK(ca_in(tls, "kube-system") == tls.ca_pem());
+    CHECK(tls.store().root_ca() == tls.ca_pem());
+
+    apiserver::server_options plain_opts;
+    plain_opts.listen = false;
+    plain_opts.root_ca_publisher = true;
+    apiserver::server plain(io.get_executor(), clk, plain_opts);
+    REQUIRE(plain.start().has_value());
+    CHECK(plain.ca_pem().empty());  // no TLS: clients trust nothing
+    CHECK(ca_in(plain, "default").starts_with("-----BEGIN CERTIFICATE-----"));
+
+    apiserver::server off(io.get_executor(), clk, apiserver::server_options{.listen = false});
+    REQUIRE(off.start().has_value());
+    CHECK(off.store().count(cms) == 0);
+    tls.stop(0ms);
+    plain.stop(0ms);
+    off.stop(0ms);
+    CHECK(run_until(io, [&] { return tls.http_server()->session_count() == 0; }));
 }
