@@ -171,10 +171,8 @@ int main(int argc, char** argv) {
             } else if (a == "--help" || a == "-h") {
                 std::cout << "usage: kcoro-apiserver [--listen HOST:PORT] [--tls|--plain] [--cert F --key F]\n"
                              "  [--write-kubeconfig PATH] [--policy F] [--tokens F] [--[no-]simulate-workloads]\n"
-                             "  [--[no-]root-ca-publisher] [--simulate-delay MS] [--history N] [--watch-cache=false]
-"
-                             "  [--bookmark-interval MS] [--load F]... [--seed N]
-";
+                             "  [--[no-]root-ca-publisher] [--simulate-delay MS] [--history N] [--watch-cache=false]\n"
+                             "  [--bookmark-interval MS] [--load F]... [--seed N]\n";
                 return 0;
             } else {
                 fatal("unknown flag " + a);
