@@ -46,6 +46,10 @@ struct model {
         mode m = mode::running;
         steady_time paused_until{};
         steady_time watch_stalled_until{};  // its cache does not move before
+        steady_time answer_not_before{};    // a slow answer to the write committed
+        std::chrono::milliseconds next_answer_delay{};  // for the next write committed
+        std::chrono::milliseconds pause_after_answer{}; // pause once that answer is in
+        bool pause_on_answer = false;
         std::size_t cursor = 0;  // the revision its cache holds
         std::optional<shard_announcement> write;
         bool release = false;
@@ -65,6 +69,7 @@ struct model {
     int next_id = 0;
     std::uint64_t checks = 0;
     std::uint64_t handovers = 0;
+    bool slow_answers = false;  // some answers to committed writes take seconds
 
     explicit model(std::uint64_t seed) : rng(seed) {}
 
@@ -151,12 +156,23 @@ struct model {
                 next[r.id] = lease(r.release ? "" : r.id, revision(), *r.write);
                 commit(std::move(next));
                 r.committed = true;
+                if (slow_answers && chance(0.05)) r.answer_not_before = now + std::chrono::milliseconds(1000 + pick(9000));
+                if (r.next_answer_delay > 0ms) {
+                    r.answer_not_before = now + r.next_answer_delay;
+                    r.next_answer_delay = 0ms;
+                    r.pause_on_answer = r.pause_after_answer > 0ms;
+                }
             }
             break;
         case 1:  // the write's answer arrives (rarely lost after the commit)
-            if (r.write && r.committed) {
+            if (r.write && r.committed && now >= r.answer_not_before) {
                 r.write.reset();
-                if (chance(0.03)) {
+                if (r.pause_on_answer) {
+                    feed(i, sm::lease_written{now});
+                    r.m = mode::paused;
+                    r.paused_until = now + r.pause_after_answer;
+                    r.pause_on_answer = false;
+                } else if (chance(0.03)) {
                     feed(i, sm::lease_write_failed{now});
                 } else {
                     feed(i, sm::lease_written{now});
@@ -493,7 +509,23 @@ TEST_CASE("model: add, clean removal, kill and pause over random interleavings, 
             REQUIRE(w.converged());
         }
 
-        // A random stretch: replicas come and go, caches lag, writes fail.
+        // A renewal answered 8 s after it was committed, then a pause: the
+        // replica's validity counts from the write's start, so it ends before
+        // the others can see its Lease expire and take its share.
+        {
+            const auto ids = w.running_ids();
+            auto* s = w.find(ids[w.pick(ids.size())]);
+            s->next_answer_delay = 8s;
+            s->pause_after_answer = 30s;
+            w.run(50s);
+            CHECK(s->m == model::mode::stopped);
+            t = w.settle();
+            REQUIRE(w.converged());
+        }
+
+        // A random stretch: replicas come and go, caches lag, writes fail,
+        // some answers come late (a replica may stop for it).
+        w.slow_answers = true;
         for (int k = 0; k < 8; ++k) {
             switch (w.pick(5)) {
             case 4: {
@@ -527,6 +559,7 @@ TEST_CASE("model: add, clean removal, kill and pause over random interleavings, 
             }
             w.run(std::chrono::milliseconds(w.pick(20000)));
         }
+        w.slow_answers = false;
         if (w.running_ids().size() < 2) w.add();
         t = w.settle(180s);
         CHECK(w.converged(true));
