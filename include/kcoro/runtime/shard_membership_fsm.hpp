@@ -30,7 +30,8 @@
 //
 // Driver contract: one Lease write at a time, renewTime stamped no earlier
 // than the `write` action, an update with the resourceVersion of our last
-// write (a 409 is a failure, never retried blindly); observations from one
+// write (on a 409, re-read: `lease_lost` if the Lease no longer names us,
+// else a failure; never a blind retry); observations from one
 // watch-backed cache (monotonic), `fresh` only for the list `list_leases`
 // asked for; `drained` once no reconcile of a dropped range runs; identities
 // unique per process (make_leader_identity with a fresh uuid).
@@ -104,6 +105,9 @@ struct leases_observed { steady_time now; std::vector<shard_lease> leases; bool 
 /// Our Lease write (the last `write`) succeeded / failed.
 struct lease_written { steady_time now; };
 struct lease_write_failed { steady_time now; };
+/// Our Lease no longer names us (a write met a Lease released or reaped by
+/// another member): this identity is out of the ring for good.
+struct lease_lost { steady_time now; };
 /// No reconcile of these dropped ranges runs any more.
 struct drained { steady_time now; hash_ranges ranges; };
 /// A `reap` of this holder's Lease succeeded / failed (409: it renewed).
@@ -114,7 +118,7 @@ struct shutdown { steady_time now; };
 } // namespace sm
 
 using sm_input = std::variant<sm::start, sm::tick, sm::leases_observed, sm::lease_written, sm::lease_write_failed,
-                              sm::drained, sm::reaped, sm::reap_failed, sm::shutdown>;
+                              sm::lease_lost, sm::drained, sm::reaped, sm::reap_failed, sm::shutdown>;
 
 /// A Lease to give up: holder "" by an update carrying this resourceVersion.
 struct shard_reap {

@@ -180,6 +180,13 @@ shard_actions shard_membership_fsm::step(const sm_input& in) {
                        next_write_at_ = now + cfg_.retry_period;
                        backoff_ = true;
                    },
+                   [&](const sm::lease_lost&) {
+                       pending_.reset();
+                       // Leaving with nothing held, it is our own release
+                       // whose answer was lost.
+                       const bool left = state_ == state::leaving && active_.empty() && draining_.empty();
+                       stop(left ? "left the ring" : "shard lease taken from us", out);
+                   },
                    [&](const sm::drained& d) { draining_ = subtract(draining_, normalize(d.ranges)); },
                    [&](const sm::reaped& r) {
                        reaping_.erase(r.holder);

@@ -4,6 +4,8 @@
 
 #include <doctest/doctest.h>
 
+#include "shard_model.hpp"
+
 #include <algorithm>
 #include <limits>
 #include <map>
@@ -12,271 +14,19 @@
 
 using namespace kcoro;
 using namespace kcoro::runtime;
+using namespace kcoro::testing_shard;
 using namespace std::chrono_literals;
 
 namespace {
 
 constexpr std::uint64_t top = std::numeric_limits<std::uint64_t>::max();
 const hash_ranges everything{{0, top}};
-const steady_time t0 = steady_time{} + 1000s;
-
-shard_membership_config config(std::string id) {
-    shard_membership_config c;
-    c.ring = "mirror";
-    c.identity = std::move(id);
-    c.virtual_nodes = 16;  // the ring's quality is shard_ring_test's business
-    return c;
-}
+shard_membership_config config(std::string id) { return model_config(std::move(id)); }
 
 shard_lease lease(std::string holder, std::string rv, std::optional<shard_announcement> a) {
-    return shard_lease{std::move(holder), 15, "renew-" + rv, std::move(rv), std::move(a)};
+    return model_lease(std::move(holder), std::move(rv), std::move(a));
 }
 
-// ---------------------------------------------------------------------------
-// A model of the ring's world: one Lease store with its history (each write a
-// new revision), and replicas whose drivers do what their FSM asks at random
-// moments, each replica's cache lagging behind the store by a random number of
-// revisions but only moving forward, as a watch does.
-// ---------------------------------------------------------------------------
-struct model {
-    enum class mode { running, paused, killed, stopped };
-    struct replica {
-        std::string id;
-        shard_membership_fsm fsm;
-        mode m = mode::running;
-        steady_time paused_until{};
-        steady_time watch_stalled_until{};  // its cache does not move before
-        steady_time answer_not_before{};    // a slow answer to the write committed
-        std::chrono::milliseconds next_answer_delay{};  // for the next write committed
-        std::chrono::milliseconds pause_after_answer{}; // pause once that answer is in
-        bool pause_on_answer = false;
-        std::size_t cursor = 0;  // the revision its cache holds
-        std::optional<shard_announcement> write;
-        bool release = false;
-        bool committed = false;
-        std::vector<shard_reap> reaps;
-        bool list = false;
-        std::vector<hash_ranges> inflight;  // dropped, not yet drained
-        std::optional<steady_time> wake;
-        std::string stop_reason;
-    };
-
-    std::mt19937_64 rng;
-    steady_time now = t0;
-    // Revision -> every Lease (by name) at that revision.
-    std::vector<std::map<std::string, shard_lease>> history{{}};
-    std::vector<replica> replicas;
-    int next_id = 0;
-    std::uint64_t checks = 0;
-    std::uint64_t handovers = 0;
-    bool slow_answers = false;  // some answers to committed writes take seconds
-
-    explicit model(std::uint64_t seed) : rng(seed) {}
-
-    bool chance(double p) { return std::uniform_real_distribution<>(0, 1)(rng) < p; }
-    std::size_t pick(std::size_t n) { return std::uniform_int_distribution<std::size_t>(0, n - 1)(rng); }
-
-    const std::map<std::string, shard_lease>& store() const { return history.back(); }
-    void commit(std::map<std::string, shard_lease> next) { history.push_back(std::move(next)); }
-    std::string revision() const { return std::to_string(history.size()); }
-
-    replica& add() {
-        auto id = "mirror-" + std::to_string(next_id++) + "_uuid";
-        replicas.push_back(replica{id, shard_membership_fsm(config(id))});
-        auto& r = replicas.back();
-        r.cursor = history.size() - 1;
-        feed(replicas.size() - 1, sm::start{now});
-        return replicas.back();
-    }
-
-    void feed(std::size_t i, const sm_input& in) {
-        auto& r = replicas[i];
-        const auto before = r.fsm.active();
-        auto a = r.fsm.step(in);
-        if (!a.drop.empty()) r.inflight.push_back(a.drop);
-        if (a.write) {
-            REQUIRE_FALSE(r.write);  // one write at a time
-            r.write = a.write;
-            r.release = a.release;
-            r.committed = false;
-        }
-        for (auto& x : a.reap) r.reaps.push_back(x);
-        if (a.list_leases) r.list = true;
-        r.wake = a.wake_at;
-        if (a.stopped) {
-            r.m = mode::stopped;
-            r.stop_reason = a.reason;
-        }
-        if (a.active_changed) handovers += subtract(r.fsm.active(), before).empty() ? 0 : 1;
-        check_invariant();
-    }
-
-    // No hash is held (active, or dropped with reconciles still running) by
-    // two replicas whose Lease still counts as theirs.
-    void check_invariant() {
-        ++checks;
-        std::vector<std::pair<std::string, hash_ranges>> held;
-        for (auto& r : replicas) {
-            if (now >= r.fsm.valid_until()) continue;
-            held.emplace_back(r.id, unite(r.fsm.active(), r.fsm.draining()));
-        }
-        for (std::size_t a = 0; a < held.size(); ++a) {
-            for (std::size_t b = a + 1; b < held.size(); ++b) {
-                INFO("at " << (now - t0) / 1ms << " ms: " << held[a].first << " and " << held[b].first);
-                REQUIRE_FALSE(overlaps(held[a].second, held[b].second));
-            }
-        }
-    }
-
-    std::vector<shard_lease> snapshot(std::size_t rev) const {
-        std::vector<shard_lease> out;
-        for (const auto& [name, l] : history[rev]) out.push_back(l);
-        return out;
-    }
-
-    // One random thing happens to replica i.
-    void act(std::size_t i) {
-        auto& r = replicas[i];
-        if (r.m != mode::running) return;
-        if (r.wake && *r.wake <= now) {
-            feed(i, sm::tick{now});
-            return;
-        }
-        switch (pick(7)) {
-        case 0:  // the write reaches the store (or fails before it)
-            if (r.write && !r.committed) {
-                auto next = store();
-                auto it = next.find(r.id);
-                if (chance(0.05) || (it != next.end() && it->second.holder != r.id)) {
-                    // A transport failure, or a 409: our Lease was reaped.
-                    r.write.reset();
-                    feed(i, sm::lease_write_failed{now});
-                    return;
-                }
-                next[r.id] = lease(r.release ? "" : r.id, revision(), *r.write);
-                commit(std::move(next));
-                r.committed = true;
-                if (slow_answers && chance(0.05)) r.answer_not_before = now + std::chrono::milliseconds(1000 + pick(9000));
-                if (r.next_answer_delay > 0ms) {
-                    r.answer_not_before = now + r.next_answer_delay;
-                    r.next_answer_delay = 0ms;
-                    r.pause_on_answer = r.pause_after_answer > 0ms;
-                }
-            }
-            break;
-        case 1:  // the write's answer arrives (rarely lost after the commit)
-            if (r.write && r.committed && now >= r.answer_not_before) {
-                r.write.reset();
-                if (r.pause_on_answer) {
-                    feed(i, sm::lease_written{now});
-                    r.m = mode::paused;
-                    r.paused_until = now + r.pause_after_answer;
-                    r.pause_on_answer = false;
-                } else if (chance(0.03)) {
-                    feed(i, sm::lease_write_failed{now});
-                } else {
-                    feed(i, sm::lease_written{now});
-                }
-            }
-            break;
-        case 2:  // the watch delivers some revisions
-            if (r.cursor + 1 < history.size() && now >= r.watch_stalled_until) {
-                r.cursor += 1 + pick(history.size() - 1 - r.cursor);
-                feed(i, sm::leases_observed{now, snapshot(r.cursor), false});
-            }
-            break;
-        case 3:  // the consistent list asked for
-            if (r.list) {
-                r.list = false;
-                r.cursor = history.size() - 1;
-                feed(i, sm::leases_observed{now, snapshot(r.cursor), true});
-            }
-            break;
-        case 4:  // a reap: compare-and-swap on the resourceVersion seen
-            if (!r.reaps.empty()) {
-                auto x = r.reaps.front();
-                r.reaps.erase(r.reaps.begin());
-                auto next = store();
-                auto it = next.find(x.holder);
-                if (it != next.end() && it->second.holder == x.holder && it->second.resource_version == x.resource_version) {
-                    it->second.holder.clear();
-                    it->second.resource_version = revision();
-                    commit(std::move(next));
-                    feed(i, sm::reaped{now, x.holder});
-                } else {
-                    feed(i, sm::reap_failed{now, x.holder});
-                }
-            }
-            break;
-        case 5:  // the reconciles of a dropped range end
-            if (!r.inflight.empty()) {
-                auto d = r.inflight.front();
-                r.inflight.erase(r.inflight.begin());
-                feed(i, sm::drained{now, d});
-            }
-            break;
-        default:
-            feed(i, sm::tick{now});
-        }
-    }
-
-    // Time moves by up to max_gap between rounds; in each round about two
-    // random things happen per replica, so a write usually completes within
-    // a few hundred milliseconds and a slow one is rare.
-    void run(std::chrono::milliseconds for_, std::chrono::milliseconds max_gap = 100ms) {
-        const auto end = now + for_;
-        while (now < end) {
-            now += std::chrono::milliseconds(pick(static_cast<std::size_t>(max_gap.count()) + 1));
-            for (auto& r : replicas) {
-                if (r.m == mode::paused && now >= r.paused_until) r.m = mode::running;
-            }
-            for (std::size_t k = 0; k < 2 * replicas.size(); ++k) act(pick(replicas.size()));
-        }
-    }
-
-    replica* find(const std::string& id) {
-        for (auto& r : replicas) {
-            if (r.id == id) return &r;
-        }
-        return nullptr;
-    }
-
-    std::vector<std::string> running_ids() const {
-        std::vector<std::string> ids;
-        for (const auto& r : replicas) {
-            if (r.m == mode::running) ids.push_back(r.id);
-        }
-        return ids;
-    }
-
-    // Every running replica is active on exactly its share of the ring of
-    // the running replicas (which then partition the space).
-    bool converged(bool explain = false) const {
-        const shard_ring ring(running_ids(), 16);
-        for (const auto& r : replicas) {
-            if (r.m != mode::running) continue;
-            if (r.fsm.active() != ring.ranges_of(r.id) || !r.fsm.draining().empty() || now >= r.fsm.valid_until()) {
-                if (explain) {
-                    MESSAGE(r.id << " state " << int(r.fsm.current()) << " active " << fraction_of_space(r.fsm.active())
-                                 << " of " << fraction_of_space(ring.ranges_of(r.id)) << " draining "
-                                 << r.fsm.draining().size() << " view " << r.fsm.view().size() << " running "
-                                 << ring.members().size() << " gen " << r.fsm.generation() << " announced "
-                                 << to_annotation(r.fsm.announced()).substr(0, 300));
-                }
-                return false;
-            }
-        }
-        if (explain && ring.empty()) MESSAGE("no replica runs");
-        return !ring.empty();
-    }
-
-    // Runs until converged; returns how long it took.
-    std::chrono::milliseconds settle(std::chrono::milliseconds limit = 120s) {
-        const auto from = now;
-        while (!converged() && now - from < limit) run(100ms);
-        return std::chrono::duration_cast<std::chrono::milliseconds>(now - from);
-    }
-};
 
 template <class T>
 std::string text(const T& x) {
@@ -453,16 +203,19 @@ TEST_CASE("a member seen expired is reaped by resourceVersion and blocks until t
 TEST_CASE("model: add, clean removal, kill and pause over random interleavings, never two holders of a hash") {
     for (std::uint64_t seed = 1; seed <= 100; ++seed) {
         CAPTURE(seed);
-        model w(seed);
+        std::mt19937_64 rng(seed);
+        model w([&rng](std::size_t n) { return std::uniform_int_distribution<std::size_t>(0, n - 1)(rng); });
         for (int i = 0; i < 3; ++i) w.add();
         auto t = w.settle();
         MESSAGE("seed " << seed << ": 3 replicas settled in " << t.count() << " ms");
+        REQUIRE_MESSAGE(w.violation.empty(), w.violation);
         REQUIRE(w.converged());
 
         // Add a 4th: it gets about a quarter, all from the others.
         auto& d = w.add();
         const auto d_id = d.id;
         t = w.settle();
+        REQUIRE_MESSAGE(w.violation.empty(), w.violation);
         REQUIRE(w.converged());
         CHECK(fraction_of_space(w.find(d_id)->fsm.active()) == doctest::Approx(0.25).epsilon(0.6));
         MESSAGE("seed " << seed << ": a 4th added, settled in " << t.count() << " ms");
@@ -470,6 +223,7 @@ TEST_CASE("model: add, clean removal, kill and pause over random interleavings, 
         // Clean removal of one: it drains, releases its Lease, the others cover it.
         w.feed(0, sm::shutdown{w.now});
         t = w.settle();
+        REQUIRE_MESSAGE(w.violation.empty(), w.violation);
         REQUIRE(w.converged());
         CHECK(w.replicas[0].m == model::mode::stopped);
         CHECK(w.replicas[0].stop_reason.starts_with("left the ring"));
@@ -479,6 +233,7 @@ TEST_CASE("model: add, clean removal, kill and pause over random interleavings, 
         auto& killed = w.replicas[1];
         killed.m = model::mode::killed;
         t = w.settle();
+        REQUIRE_MESSAGE(w.violation.empty(), w.violation);
         REQUIRE(w.converged());
         CHECK(t <= 15s + 10s);  // the lease duration, then the handover
         MESSAGE("seed " << seed << ": kill settled in " << t.count() << " ms");
@@ -494,6 +249,7 @@ TEST_CASE("model: add, clean removal, kill and pause over random interleavings, 
         CHECK(paused.m == model::mode::stopped);
         CHECK(paused.stop_reason == "shard lease not renewed within the renew deadline");
         t = w.settle();
+        REQUIRE_MESSAGE(w.violation.empty(), w.violation);
         REQUIRE(w.converged());
 
         // One replica's watch stalls longer than the lease: the others look
@@ -506,6 +262,7 @@ TEST_CASE("model: add, clean removal, kill and pause over random interleavings, 
             CHECK(s->m == model::mode::running);
             CHECK(w.running_ids() == ids);
             t = w.settle();
+            REQUIRE_MESSAGE(w.violation.empty(), w.violation);
             REQUIRE(w.converged());
         }
 
@@ -520,6 +277,7 @@ TEST_CASE("model: add, clean removal, kill and pause over random interleavings, 
             w.run(50s);
             CHECK(s->m == model::mode::stopped);
             t = w.settle();
+            REQUIRE_MESSAGE(w.violation.empty(), w.violation);
             REQUIRE(w.converged());
         }
 
@@ -562,8 +320,11 @@ TEST_CASE("model: add, clean removal, kill and pause over random interleavings, 
         w.slow_answers = false;
         if (w.running_ids().size() < 2) w.add();
         t = w.settle(180s);
-        CHECK(w.converged(true));
+        REQUIRE_MESSAGE(w.violation.empty(), w.violation);
+        std::string why;
+        CHECK_MESSAGE(w.converged(&why), why);
         MESSAGE("seed " << seed << ": " << w.checks << " invariant checks, " << w.history.size() << " lease writes, "
-                        << w.handovers << " activations, final settle " << t.count() << " ms");
+                        << w.handovers << " activations, final settle " << t.count() << " ms, "
+                        << (w.now - t0) / 1s << " s of virtual time");
     }
 }
