@@ -200,6 +200,37 @@ TEST_CASE("a member seen expired is reaped by resourceVersion and blocks until t
     CHECK(b.view() == std::vector<std::string>{"b_2"});
 }
 
+TEST_CASE("lease_lost stops at once; while leaving with nothing held it is our own release") {
+    shard_membership_fsm a(config("a_1"));
+    a.step(sm::start{t0});
+    a.step(sm::lease_written{t0});
+    a.step(sm::leases_observed{t0, {}, true});
+    a.step(sm::lease_written{t0});
+    REQUIRE(a.active() == everything);
+    auto r = a.step(sm::lease_lost{t0 + 1s});
+    CHECK(r.stopped);
+    CHECK(r.reason == "shard lease taken from us");
+    CHECK(r.drop == everything);
+    CHECK(a.active().empty());
+    CHECK(a.step(sm::tick{t0 + 2s}).stopped);  // terminal
+
+    shard_membership_fsm b(config("b_2"));
+    b.step(sm::start{t0});
+    b.step(sm::lease_written{t0});
+    b.step(sm::leases_observed{t0, {}, true});
+    b.step(sm::lease_written{t0});
+    r = b.step(sm::shutdown{t0 + 1s});
+    CHECK(r.drop == everything);
+    CHECK_FALSE(r.write.has_value());  // the claim is unchanged while draining: nothing to write yet
+    r = b.step(sm::drained{t0 + 1100ms, everything});
+    REQUIRE(r.write.has_value());
+    CHECK(r.release);
+    CHECK(r.write->claimed.empty());
+    r = b.step(sm::lease_written{t0 + 1200ms});  // released
+    CHECK(r.stopped);
+    CHECK(r.reason == "left the ring");
+}
+
 TEST_CASE("model: add, clean removal, kill and pause over random interleavings, never two holders of a hash") {
     for (std::uint64_t seed = 1; seed <= 100; ++seed) {
         CAPTURE(seed);
