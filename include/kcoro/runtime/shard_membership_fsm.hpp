@@ -195,7 +195,7 @@ private:
     std::set<std::string, std::less<>> gone_;         // released, reaped or deleted: never live again
     std::set<std::string, std::less<>> reaping_;      // a reap in flight
     std::vector<std::string> view_;
-    shard_ring ring_;
+    hash_ranges share_;  // ours in the ring of view_
     hash_ranges active_, draining_, claimed_;
     std::uint64_t gen_ = 1;
     std::map<std::string, std::uint64_t> acks_;

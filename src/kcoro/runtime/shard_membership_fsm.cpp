@@ -289,9 +289,9 @@ void shard_membership_fsm::evaluate(steady_time now, shard_actions& out) {
     std::sort(view.begin(), view.end());
     if (view != view_) {
         view_ = std::move(view);
-        ring_ = shard_ring(view_, cfg_.virtual_nodes);
+        share_ = shard_ring(view_, cfg_.virtual_nodes).ranges_of(cfg_.identity);
     }
-    const hash_ranges intent = member ? ring_.ranges_of(cfg_.identity) : hash_ranges{};
+    const hash_ranges intent = member ? share_ : hash_ranges{};
 
     // Stop at once what we no longer want; it stays claimed until drained.
     if (auto dropped = subtract(active_, intent); !dropped.empty()) {

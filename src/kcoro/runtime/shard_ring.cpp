@@ -1,6 +1,7 @@
 #include <kcoro/runtime/shard_ring.hpp>
 
 #include <algorithm>
+#include <iterator>
 #include <cstdio>
 #include <limits>
 
@@ -31,11 +32,16 @@ std::uint64_t fnv1a64(std::string_view s) noexcept {
     return h;
 }
 
-hash_ranges normalize(hash_ranges rs) {
-    std::sort(rs.begin(), rs.end(), [](const hash_range& a, const hash_range& b) {
-        return a.first < b.first || (a.first == b.first && a.last < b.last);
-    });
+namespace {
+
+bool by_first(const hash_range& a, const hash_range& b) noexcept {
+    return a.first < b.first || (a.first == b.first && a.last < b.last);
+}
+
+// Merges overlapping or adjacent ranges of a list sorted by_first.
+hash_ranges coalesce(const hash_ranges& rs) {
     hash_ranges out;
+    out.reserve(rs.size());
     for (const auto& r : rs) {
         if (!out.empty() && (out.back().last == top || r.first <= out.back().last + 1)) {
             out.back().last = std::max(out.back().last, r.last);
@@ -46,10 +52,19 @@ hash_ranges normalize(hash_ranges rs) {
     return out;
 }
 
+} // namespace
+
+hash_ranges normalize(hash_ranges rs) {
+    std::sort(rs.begin(), rs.end(), by_first);
+    return coalesce(rs);
+}
+
 hash_ranges unite(std::span<const hash_range> a, std::span<const hash_range> b) {
-    hash_ranges all(a.begin(), a.end());
-    all.insert(all.end(), b.begin(), b.end());
-    return normalize(std::move(all));
+    // Both sorted: a linear merge (the handover state machine unites often).
+    hash_ranges all;
+    all.reserve(a.size() + b.size());
+    std::merge(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(all), by_first);
+    return coalesce(all);
 }
 
 hash_ranges intersect(std::span<const hash_range> a, std::span<const hash_range> b) {
