@@ -13,17 +13,17 @@
 //  - It acks another member's generation only when none of its own active or
 //    draining ranges lies in that member's claim.
 //  - It activates a wanted range only when its current claim is written,
-//    every other live member acks that generation, and no other member's
-//    latest observed claim holds the range.
+//    every other member it knows (expired ones too, until reaped) acks that
+//    generation, and no other member's latest observed claim holds the range.
 //  - Another member whose Lease was not renewed for leaseDurationSeconds (by
 //    our clock, from when we saw its record change) is reaped: its Lease is
 //    given up with a compare-and-swap on the resourceVersion we saw, so a
 //    renewal in flight fails instead of reviving it. It blocks activations
 //    until the reap succeeded.
 //  - Our own validity ends renew_deadline after the start of the last write
-//    that succeeded (as leader_election_fsm): past it, or when our Lease is
-//    seen held by someone else, everything stops (terminal), as for a lost
-//    leader.
+//    that succeeded (as leader_election_fsm): past it, or when a write finds
+//    our Lease no longer naming us (`lease_lost`), everything stops
+//    (terminal), as for a lost leader.
 //  - The first activation waits for a consistent list of the ring's Leases
 //    taken after our Lease was first written (`list_leases`), so two replicas
 //    starting together cannot both miss each other.
