@@ -4,7 +4,8 @@
 // moments a chooser picks (a seeded PRNG, or the fuzzer's bytes), each
 // replica's cache lagging behind the store by a chosen number of revisions
 // but only moving forward, as a watch does. Faults: writes failing before or
-// after their commit, late answers, reaps losing the compare-and-swap, kills,
+// after their commit, late answers, writes cancelled at their deadline,
+// reaps losing the compare-and-swap, kills,
 // pauses, watch stalls, clean removals. The property, checked after every
 // step: no hash is held (active, or dropped with reconciles still running)
 // by two replicas whose validity has not ended.
@@ -54,6 +55,7 @@ struct model {
         bool pause_on_answer = false;
         std::size_t cursor = 0;  // the revision its cache holds
         std::optional<shard_announcement> write;
+        steady_time write_deadline{};  // the driver cancels the write then
         bool release = false;
         bool committed = false;
         std::vector<shard_reap> reaps;
@@ -114,6 +116,7 @@ struct model {
             if (r.write) fail(r.id + ": a second write while one is in flight");
             r.write = a.write;
             r.release = a.release;
+            r.write_deadline = a.write_deadline;
             r.committed = false;
         }
         for (auto& x : a.reap) r.reaps.push_back(x);
@@ -163,6 +166,11 @@ struct model {
         switch (pick(7)) {
         case 0:  // the write reaches the store (or fails before it)
             if (r.write && !r.committed) {
+                if (now >= r.write_deadline) {  // cancelled before it reached the store
+                    r.write.reset();
+                    feed(i, sm::lease_write_failed{now});
+                    return;
+                }
                 auto next = store();
                 auto it = next.find(r.id);
                 if (it != next.end() && it->second.holder != r.id) {
@@ -188,9 +196,12 @@ struct model {
             }
             break;
         case 1:  // the write's answer arrives (rarely lost after the commit)
-            if (r.write && r.committed && now >= r.answer_not_before) {
+            if (r.write && r.committed && (now >= r.answer_not_before || now >= r.write_deadline)) {
                 r.write.reset();
-                if (r.pause_on_answer) {
+                if (now >= r.write_deadline) {  // cancelled: committed, but the driver gave up
+                    r.pause_on_answer = false;
+                    feed(i, sm::lease_write_failed{now});
+                } else if (r.pause_on_answer) {
                     feed(i, sm::lease_written{now});
                     r.m = mode::paused;
                     r.paused_until = now + r.pause_after_answer;

@@ -28,8 +28,8 @@
 //    taken after our Lease was first written (`list_leases`), so two replicas
 //    starting together cannot both miss each other.
 //
-// Driver contract: one Lease write at a time, renewTime stamped no earlier
-// than the `write` action, an update with the resourceVersion of our last
+// Driver contract: one Lease write at a time, cancelled at its
+// `write_deadline`, renewTime stamped no earlier than the `write` action, an update with the resourceVersion of our last
 // write (on a 409, re-read: `lease_lost` if the Lease no longer names us,
 // else a failure; never a blind retry); observations from one
 // watch-backed cache (monotonic), `fresh` only for the list `list_leases`
@@ -136,6 +136,9 @@ struct shard_actions {
     /// holder "" (the clean leave's last write).
     std::optional<shard_announcement> write;
     bool release = false;
+    /// Cancel the write at this time (then feed `lease_write_failed`): an
+    /// answer later than renew_deadline after its start renews nothing.
+    steady_time write_deadline{};
     /// Reap these expired Leases of others.
     std::vector<shard_reap> reap;
     /// Do a consistent LIST of the ring's Leases and feed it with fresh = true.

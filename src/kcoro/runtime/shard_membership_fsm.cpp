@@ -124,7 +124,11 @@ shard_lease shard_lease_of(const boost::json::object& lease) {
 std::ostream& operator<<(std::ostream& os, const shard_actions& a) {
     os << "shard_actions{";
     if (!a.drop.empty()) os << "drop=" << a.drop.size() << " ranges, ";
-    if (a.write) os << (a.release ? "release " : "write ") << to_annotation(*a.write) << ", ";
+    if (a.write) {
+        os << (a.release ? "release " : "write ") << to_annotation(*a.write) << " until "
+           << std::chrono::duration_cast<std::chrono::milliseconds>(a.write_deadline.time_since_epoch()).count()
+           << "ms, ";
+    }
     for (const auto& r : a.reap) os << "reap " << r.holder << "@" << r.resource_version << ", ";
     if (a.list_leases) os << "list_leases, ";
     if (a.active_changed) os << "active_changed, ";
@@ -359,6 +363,7 @@ void shard_membership_fsm::evaluate(steady_time now, shard_actions& out) {
             write_started_ = now;
             out.write = std::move(ann);
             out.release = release;
+            out.write_deadline = now + cfg_.renew_deadline;
         }
     }
 

@@ -72,6 +72,7 @@ TEST_CASE("a lone replica: announce, list, claim, activate; stop when the Lease 
     auto a = fsm.step(sm::start{t0});
     REQUIRE(a.write.has_value());  // announce ourselves first, claiming nothing
     CHECK(a.write->claimed.empty());
+    CHECK(a.write_deadline == t0 + 10s);
     CHECK_FALSE(a.release);
     // No activation before our Lease is written and a fresh list is read.
     a = fsm.step(sm::leases_observed{t0, {}, true});
