@@ -285,3 +285,63 @@ TEST_CASE("a member stopped before it joined leaves nothing behind") {
     CHECK(a.m->active().empty());
     CHECK_FALSE(a.m->stop_reason().empty());
 }
+
+TEST_CASE("renewals failing: the member stops within its validity, before the others take its share") {
+    harness h;
+    auto& a = h.add("a");
+    auto& b = h.add("b");
+    h.add("c");
+    REQUIRE(h.converge({"a", "b", "c"}, 60s));
+
+    // Every update of a's Lease fails from now on (a reap of it too, so the
+    // fault is cleared once a has stopped).
+    kcoro::apiserver::http::fault_rule f;
+    f.verb = "update";
+    f.resource = "leases";
+    f.name = a.m->lease_name();
+    f.count = 0;
+    f.code = 500;
+    h.server().faults().add(f);
+    const auto fault_at = h.clk.now();
+    kcoro::steady_time a_stopped{};
+    bool ok = true;
+    REQUIRE(h.advance_until([&] {
+        ok = ok && h.safe();
+        if (!a.running && a_stopped == kcoro::steady_time{}) {
+            a_stopped = h.clk.now();
+            h.server().faults().clear();
+        }
+        return !ok || (!a.running && h.converged({"b", "c"}));
+    }, 60s));
+    REQUIRE(ok);
+    CHECK(a.m->stop_reason() != "left the ring");
+    CHECK(a.m->active().empty());
+    // Within the renew deadline of its last successful write (a retry period
+    // before the fault at most), plus a step.
+    CHECK(a_stopped - fault_at <= 10s + 100ms);
+    MESSAGE("a stopped after " << (a_stopped - fault_at) / 1ms << " ms, b and c converged after "
+                               << (h.clk.now() - fault_at) / 1ms << " ms");
+    CHECK(h.clk.now() - fault_at >= 11s);  // b and c waited for a's lease to expire
+    CHECK(kcoro::runtime::shard_lease_of(h.lease_of(a)).holder.empty());  // reaped
+    CHECK(b.metrics.members == 2);
+}
+
+TEST_CASE("a Lease emptied behind the member's back: its next write meets a 409, it re-reads and stops at once") {
+    harness h;
+    auto& a = h.add("a");
+    h.add("b");
+    REQUIRE(h.converge({"a", "b"}, 60s));
+
+    // Outside the protocol (so no safety check here): an admin empties a's holder.
+    auto l = h.lease_of(a);
+    l["spec"].as_object()["holderIdentity"] = "";
+    REQUIRE(h.run(h.admin().update(kcoro::resources::leases(), l, kcoro::update_options{})));
+    const auto t0 = h.clk.now();
+    REQUIRE(h.advance_until([&] { return !a.running; }, 10s));
+    CHECK(h.clk.now() - t0 <= 2s + 100ms);  // its next renewal
+    CHECK(a.m->stop_reason() == "shard lease taken from us");
+    CHECK(a.stopped_reason == "shard lease taken from us");
+    CHECK_FALSE(a.m->released());
+    CHECK(a.m->active().empty());
+    REQUIRE(h.converge({"b"}, 30s));
+}
