@@ -47,7 +47,9 @@ struct member {
     bool running = false;
     int changes = 0;
     std::string stopped_reason;
-    hash_ranges dropped;  // every range dropped so far (drained at once)
+    hash_ranges dropped;  // every range dropped so far
+    bool auto_drain = true;
+    hash_ranges undrained;  // dropped, drained() not yet called (auto_drain off)
 };
 
 struct harness : kcoro::test::harness {
@@ -71,10 +73,11 @@ struct harness : kcoro::test::harness {
         members.clear();
     }
 
-    member& add(std::string id) {
+    member& add(std::string id, bool auto_drain = true) {
         auto x = std::make_unique<member>();
         auto* raw = x.get();
         x->id = id;
+        x->auto_drain = auto_drain;
         x->client = make_client();
         kcoro::runtime::shard_member_options o;
         o.config.ring = "mirror";
@@ -84,7 +87,11 @@ struct harness : kcoro::test::harness {
         o.on_change = [raw](const hash_ranges&) { ++raw->changes; };
         o.on_drop = [raw](const hash_ranges& r) {
             raw->dropped = kcoro::runtime::unite(raw->dropped, r);
-            raw->m->drained(r);  // no reconcile runs in this test
+            if (raw->auto_drain) {
+                raw->m->drained(r);  // no reconcile runs
+            } else {
+                raw->undrained = kcoro::runtime::unite(raw->undrained, r);  // "in flight" until the test says
+            }
         };
         o.on_stopped = [raw](std::string_view why) { raw->stopped_reason = std::string(why); };
         x->m = std::make_unique<shard_member>(*x->client, clk, std::move(o));
@@ -344,4 +351,34 @@ TEST_CASE("a Lease emptied behind the member's back: its next write meets a 409,
     CHECK_FALSE(a.m->released());
     CHECK(a.m->active().empty());
     REQUIRE(h.converge({"b"}, 30s));
+}
+
+TEST_CASE("a dropped range with a reconcile in flight stays with its holder until drained() is called") {
+    harness h;
+    auto& a = h.add("a", false);
+    REQUIRE(h.converge({"a"}, 60s));
+    CHECK(a.undrained.empty());
+
+    // b joins: a drops b's share at once but reports nothing drained.
+    auto& b = h.add("b");
+    const auto b_share = kcoro::runtime::normalize(kcoro::runtime::shard_ring({"a", "b"}).ranges_of("b"));
+    bool ok = true;
+    h.advance_until([&] {
+        ok = ok && h.safe();
+        return !ok;
+    }, 30s);
+    REQUIRE(ok);
+    CHECK(kcoro::runtime::normalize(a.undrained) == b_share);
+    CHECK(kcoro::runtime::normalize(a.m->state().draining()) == b_share);
+    for (const auto& r : b_share) CHECK_FALSE(a.m->owns(r.first));  // no new reconcile starts there
+    CHECK(b.m->active().empty());  // b waits: nothing of its share is free
+    CHECK_FALSE(h.converged({"a", "b"}));
+
+    // The reconciles end: b gets its share within a few retry periods.
+    a.m->drained(a.undrained);
+    a.undrained.clear();
+    auto t = h.converge({"a", "b"}, 30s);
+    REQUIRE(t);
+    CHECK(*t <= 6s);
+    MESSAGE("after drained(), b got its share in " << t->count() << " ms; waited 30 s before");
 }
