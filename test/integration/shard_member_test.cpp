@@ -382,3 +382,27 @@ TEST_CASE("a dropped range with a reconcile in flight stays with its holder unti
     CHECK(*t <= 6s);
     MESSAGE("after drained(), b got its share in " << t->count() << " ms; waited 30 s before");
 }
+
+TEST_CASE("a hung list does not hold back the renewals: the member gives it up after a retry period") {
+    harness h;
+    auto& a = h.add("a");
+    auto& b = h.add("b");
+    REQUIRE(h.converge({"a", "b"}, 60s));
+
+    // The next list of the ring's Leases (whoever sends it) is answered 20 s late.
+    kcoro::apiserver::http::fault_rule f;
+    f.action = kcoro::apiserver::http::fault_action::delay;
+    f.verb = "list";
+    f.resource = "leases";
+    f.count = 1;
+    f.delay = 20s;
+    h.server().faults().add(f);
+    bool ok = true;
+    h.advance_until([&] {
+        ok = ok && h.safe() && a.running && b.running;
+        return !ok;
+    }, 30s);
+    CHECK(ok);
+    CHECK(h.server().faults().entries().size() >= 1);  // it fired
+    CHECK(h.converged({"a", "b"}));
+}

@@ -215,7 +215,9 @@ struct shard_member::impl {
         boost::json::object body = *it->second;
         mutable_metadata(body)["resourceVersion"] = rp.resource_version;  // the compare-and-swap
         if (auto* s = body.if_contains("spec"); s && s->is_object()) s->get_object()["holderIdentity"] = "";
-        const auto deadline = clk.now() + opts.config.renew_deadline;
+        // A retry period at most: a hung read or reap must not hold back the
+        // next renewal (the loop is serial) until our validity ends.
+        const auto deadline = clk.now() + opts.config.retry_period;
         update_options o;
         o.timeout = remaining(deadline, clk.now());
         const auto gvr = resources::leases();
@@ -230,7 +232,9 @@ struct shard_member::impl {
 
     // A consistent list of the ring's Leases; nullopt when it failed.
     asio::awaitable<std::optional<sm::leases_observed>> perform_list(bool fresh) {
-        const auto deadline = clk.now() + opts.config.renew_deadline;
+        // A retry period at most: a hung read or reap must not hold back the
+        // next renewal (the loop is serial) until our validity ends.
+        const auto deadline = clk.now() + opts.config.retry_period;
         list_options o;
         o.label_selector = std::string(shard_ring_label) + "=" + opts.config.ring;
         o.timeout = remaining(deadline, clk.now());
