@@ -23,6 +23,8 @@
 //  - Observations: a consistent LIST of the ring's Leases by label every
 //    retry_period (and when the fsm asks for a fresh one). Serial lists of
 //    one server only move forward, which is all the fsm needs of a cache.
+//    Lists and reaps are bounded by a retry period: the loop is serial, and
+//    a hung read must not hold back the next renewal.
 //  - Reaps: an update of the other's Lease (as last listed) to holder ""
 //    with the resourceVersion the fsm names; 404 counts as reaped.
 //  - `on_drop(ranges)`: stop these ranges now; call `drained(ranges)` once no
