@@ -406,3 +406,54 @@ TEST_CASE("a hung list does not hold back the renewals: the member gives it up a
     CHECK(h.server().faults().entries().size() >= 1);  // it fired
     CHECK(h.converged({"a", "b"}));
 }
+
+TEST_CASE("each request of the driver failing in turn: the members still converge, never two holders") {
+    using kcoro::apiserver::http::fault_action;
+    struct scenario {
+        std::string what;
+        fault_action action;
+        const char* verb;
+        int count;
+    };
+    const scenario scenarios[] = {
+        {"create fails", fault_action::fail, "create", 2},
+        {"create commits, answer lost", fault_action::drop_after_commit, "create", 2},
+        {"update fails", fault_action::fail, "update", 4},
+        {"update commits, answer lost", fault_action::drop_after_commit, "update", 4},
+        {"list fails", fault_action::fail, "list", 3},
+        {"get fails (the re-read after a lost answer)", fault_action::fail, "get", 2},
+    };
+    for (const auto& sc : scenarios) {
+        CAPTURE(sc.what);
+        harness h;
+        kcoro::apiserver::http::fault_rule f;
+        f.action = sc.action;
+        f.verb = sc.verb;
+        f.resource = "leases";
+        f.count = sc.count;
+        f.code = 500;
+        h.server().faults().add(f);
+        if (std::string_view(sc.verb) == "get") {
+            // A get only follows a lost answer: lose two update answers too.
+            kcoro::apiserver::http::fault_rule d;
+            d.action = fault_action::drop_after_commit;
+            d.verb = "update";
+            d.resource = "leases";
+            d.count = 2;
+            h.server().faults().add(d);
+        }
+        h.add("a");
+        h.add("b");
+        h.add("c");
+        auto t = h.converge({"a", "b", "c"}, 60s);
+        CHECK(t);
+        if (t) MESSAGE(sc.what << ": converged in " << t->count() << " ms");
+        // The scenario's own rule fired.
+        int fired = 0;
+        for (const auto& e : h.server().faults().entries()) {
+            fired += e.find(std::string(" ") + sc.verb) != std::string::npos ? 1 : 0;
+        }
+        CHECK(fired >= 1);
+        for (auto& x : h.members) CHECK(x->running);
+    }
+}
