@@ -207,6 +207,10 @@ TEST_CASE("three members converge to disjoint shares; a clean stop hands its sha
     // Each has its own Lease, labelled with the ring, naming it, with its claim.
     auto leases = h.ring_leases();
     CHECK(leases.size() == 3);
+    // "<ring>-<16 lowercase hex digits>": a valid name whatever the identity holds.
+    CHECK(a.m->lease_name() == "mirror-" + kcoro::runtime::hash_hex(kcoro::runtime::fnv1a64("a")).substr(2));
+    CHECK(a.m->lease_name().size() == 7 + 16);
+    CHECK(kcoro::runtime::shard_lease_name("mirror", "host_6f1c-uuid").find('_') == std::string::npos);
     for (auto* x : {&a, &b, &c}) {
         auto l = kcoro::runtime::shard_lease_of(h.lease_of(*x));
         CHECK(l.holder == x->id);
