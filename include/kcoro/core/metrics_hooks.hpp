@@ -67,4 +67,15 @@ public:
     virtual void relisted(std::string_view reason) = 0;         // full list (e.g. "gone" after 410)
 };
 
+/// kcoro_shard_members{ring}, kcoro_shard_handovers_total{ring} and
+/// kcoro_shard_handover_duration_seconds{ring} for one member of a sharding
+/// ring (the ring label is bound when the sink is created; runtime/shard_member.hpp
+/// says what a handover is).
+class shard_metrics {
+public:
+    virtual ~shard_metrics() = default;
+    virtual void set_members(std::int64_t n) = 0;
+    virtual void handover_done(double seconds) = 0;
+};
+
 } // namespace kcoro

@@ -9,7 +9,8 @@
 //   process_*                     read from /proc/self at each serialize()
 //   kcoro_*                       kcoro's own: dropped events, cache sizes,
 //                                 watch restarts, relists, no-op writes,
-//                                 caches synced, hot loops, refused writes
+//                                 caches synced, hot loops, refused writes,
+//                                 shard ring membership and handovers
 //
 // There is no global registry: the manager owns one `metrics_registry` and
 // hands the hook objects to the components.
@@ -76,6 +77,11 @@ public:
     /// kcoro_relists_total with resource=`resource` ("configmaps",
     /// "gateways.example.com").
     std::unique_ptr<informer_metrics> make_informer_metrics(const std::string& resource);
+
+    /// kcoro_shard_members / kcoro_shard_handovers_total /
+    /// kcoro_shard_handover_duration_seconds with ring=`ring`
+    /// (runtime/shard_member.hpp); the counter starts at 0.
+    std::unique_ptr<shard_metrics> make_shard_metrics(const std::string& ring);
 
     /// rest_client_requests_total / rest_client_request_duration_seconds.
     request_metrics& requests() noexcept;

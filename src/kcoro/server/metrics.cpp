@@ -136,6 +136,15 @@ struct metrics_registry::impl final : request_metrics {
     Family<Gauge>& caches_synced =
         gauge(reg, "kcoro_caches_synced",
               "1 once every informer of the manager has synced (the readiness check informers), 0 before.");
+    Family<Gauge>& shard_members =
+        gauge(reg, "kcoro_shard_members", "Live members of a sharding ring as this replica sees them, by ring.");
+    Family<Counter>& shard_handovers =
+        counter(reg, "kcoro_shard_handovers_total",
+                "Handovers completed: the ring's membership changed and this replica's active ranges reached "
+                "its new share, by ring.");
+    Family<Histogram>& shard_handover_duration =
+        histogram(reg, "kcoro_shard_handover_duration_seconds",
+                  "Time from a membership change to this replica's active ranges matching its new share, by ring.");
     Counter& leader_write_refused =
         counter(reg, "kcoro_leader_write_refused_total",
                 "Writes refused unsent because the local lease validity had passed (a stalled leader).")
@@ -258,6 +267,26 @@ private:
     std::string resource_;
 };
 
+class shard_sink final : public shard_metrics {
+public:
+    shard_sink(Family<Gauge>& members, Family<Counter>& handovers, Family<Histogram>& duration,
+               const std::string& ring)
+        : members_(members.Add({{"ring", ring}})), handovers_(handovers.Add({{"ring", ring}})),
+          // 0.25 s ... 128 s: a clean handover takes a few retry periods, a
+          // kill at least the lease duration (docs/sharding.md's figures).
+          duration_(duration.Add({{"ring", ring}}, buckets::exponential(0.25, 2, 10))) {}
+    void set_members(std::int64_t n) override { members_.Set(static_cast<double>(n)); }
+    void handover_done(double seconds) override {
+        handovers_.Increment();
+        duration_.Observe(seconds);
+    }
+
+private:
+    Gauge& members_;
+    Counter& handovers_;
+    Histogram& duration_;
+};
+
 prometheus::MetricFamily process_family(const char* name, const char* help, prometheus::MetricType type,
                                         double value) {
     prometheus::MetricFamily f;
@@ -298,6 +327,11 @@ std::unique_ptr<workqueue_metrics> metrics_registry::make_workqueue_metrics(cons
 
 std::unique_ptr<informer_metrics> metrics_registry::make_informer_metrics(const std::string& resource) {
     return std::make_unique<informer_sink>(*this, resource);
+}
+
+std::unique_ptr<shard_metrics> metrics_registry::make_shard_metrics(const std::string& ring) {
+    auto& i = *impl_;
+    return std::make_unique<shard_sink>(i.shard_members, i.shard_handovers, i.shard_handover_duration, ring);
 }
 
 request_metrics& metrics_registry::requests() noexcept { return *impl_; }

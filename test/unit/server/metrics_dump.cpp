@@ -29,6 +29,9 @@ int main() {
     reg.relisted("configmaps", "gone");
     reg.noop_write("gateway", "deployments.apps");
     reg.set_caches_synced(true);
+    auto sh = reg.make_shard_metrics("gateway");
+    sh->set_members(3);
+    sh->handover_done(3.5);
     std::cout << reg.serialize();
     return 0;
 }

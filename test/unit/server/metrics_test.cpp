@@ -285,3 +285,25 @@ TEST_CASE("process metrics are read at scrape time") {
     CHECK(std::stod(e.of("process_resident_memory_bytes")[0].value) > 0);
     CHECK(std::stod(e.of("process_start_time_seconds")[0].value) > 1.6e9);
 }
+
+TEST_CASE("shard metrics bind the ring label") {
+    metrics_registry reg(false);
+    auto sh = reg.make_shard_metrics("mirror");
+    auto e = parse(reg.serialize());
+    CHECK(e.type["kcoro_shard_members"] == "gauge");
+    CHECK(e.find("kcoro_shard_members", {{"ring", "mirror"}})->value == "0");
+    CHECK(e.type["kcoro_shard_handovers_total"] == "counter");
+    CHECK(e.find("kcoro_shard_handovers_total", {{"ring", "mirror"}})->value == "0");
+    sh->set_members(3);
+    sh->handover_done(3.2);
+    sh->handover_done(17.0);
+    e = parse(reg.serialize());
+    CHECK(e.find("kcoro_shard_members", {{"ring", "mirror"}})->value == "3");
+    CHECK(e.find("kcoro_shard_handovers_total", {{"ring", "mirror"}})->value == "2");
+    CHECK(e.type["kcoro_shard_handover_duration_seconds"] == "histogram");
+    CHECK(le_values(e, "kcoro_shard_handover_duration_seconds_bucket", {{"ring", "mirror"}}) ==
+          std::vector<std::string>{"0.25", "0.5", "1", "2", "4", "8", "16", "32", "64", "128", "+Inf"});
+    CHECK(e.find("kcoro_shard_handover_duration_seconds_bucket", {{"ring", "mirror"}, {"le", "4"}})->value == "1");
+    CHECK(e.find("kcoro_shard_handover_duration_seconds_bucket", {{"ring", "mirror"}, {"le", "32"}})->value == "2");
+    CHECK(e.find("kcoro_shard_handover_duration_seconds_count", {{"ring", "mirror"}})->value == "2");
+}
