@@ -98,6 +98,10 @@ public:
     void watch_restarted(std::string_view resource, std::string_view reason);
     /// kcoro_relists_total{resource,reason}
     void relisted(std::string_view resource, std::string_view reason);
+    /// kcoro_shard_unowned_events_total{controller}: an event's key not
+    /// queued (or a queued key not started) because another replica of the
+    /// sharding ring owns it.
+    void shard_unowned_event(std::string_view controller);
     /// kcoro_leader_write_refused_total (server/leader_write_guard.hpp).
     void leader_write_refused();
     /// kcoro_noop_writes_total{controller,resource}: a write that changed nothing.
