@@ -229,6 +229,18 @@ TEST_CASE("three managers on one ring: every parent reconciled by its owner only
     const auto text = h.get("r1").mgr->metrics().serialize();
     CHECK(text.find("kcoro_shard_members{ring=\"mirror\"} 3") != std::string::npos);
     CHECK(text.find("kcoro_shard_unowned_events_total{controller=\"mirror\"}") != std::string::npos);
+    // kcoro_shard_owned_keys: the replicas' counts add up to every parent, each its share.
+    int owned_sum = 0;
+    for (auto& r : h.replicas) {
+        const auto t = r->mgr->metrics().serialize();
+        const std::string series = "kcoro_shard_owned_keys{controller=\"mirror\"} ";
+        const auto at = t.find(series);
+        REQUIRE(at != std::string::npos);
+        const int n = std::stoi(t.substr(at + series.size()));
+        CHECK(n == by[r->id]);
+        owned_sum += n;
+    }
+    CHECK(owned_sum == parents_n);
     // Sharded controllers run on every replica without --leader-elect gating.
     for (auto& r : h.replicas) CHECK(r->mgr->shard() != nullptr);
 

@@ -132,8 +132,10 @@ struct manager::impl {
     struct sharded_controller {
         runtime::controller* ctl;
         runtime::informer* primary;
+        std::string name;
+        std::int64_t owned = 0;  // kcoro_shard_owned_keys: cached primaries in shard_active
     };
-    std::vector<sharded_controller> sharded;
+    std::deque<sharded_controller> sharded;  // stable: the informer handlers point into it
     runtime::hash_ranges shard_active;  // as last reported: what a change gained
     std::string shard_lost;             // why the member stopped while the manager ran
 
@@ -516,14 +518,18 @@ void manager::impl::shard_changed(const runtime::hash_ranges& active) {
     log.info("shard share changed", {{"ring", opts.sharding_ring},
                                      {"ranges", static_cast<std::int64_t>(active.size())},
                                      {"fraction", runtime::fraction_of_space(active)}});
-    if (gained.empty()) return;
+    // One pass per controller: recount what is ours, queue what was gained.
     for (auto& sc : sharded) {
+        sc.owned = 0;
         for (const auto& obj : sc.primary->cache().list()) {
             const auto uid = uid_of(*obj);
             if (uid.empty()) continue;
             const auto h = runtime::fnv1a64(uid);
+            if (!runtime::contains(active, h)) continue;
+            ++sc.owned;
             if (runtime::contains(gained, h)) sc.ctl->enqueue_hashed(key_of(*obj), h);
         }
+        metrics.set_shard_owned_keys(sc.name, sc.owned);
     }
 }
 
@@ -531,6 +537,14 @@ void manager::impl::shard_changed(const runtime::hash_ranges& active) {
 // queue; once none runs a reconcile of them, the member may release them.
 void manager::impl::shard_dropped(const runtime::hash_ranges& ranges) {
     shard_active = runtime::subtract(shard_active, ranges);
+    for (auto& sc : sharded) {
+        sc.owned = 0;
+        for (const auto& obj : sc.primary->cache().list()) {
+            const auto uid = uid_of(*obj);
+            if (!uid.empty() && runtime::contains(shard_active, runtime::fnv1a64(uid))) ++sc.owned;
+        }
+        metrics.set_shard_owned_keys(sc.name, sc.owned);
+    }
     if (sharded.empty()) {
         shard->drained(ranges);
         return;
@@ -878,7 +892,23 @@ runtime::shard_member* manager::shard() noexcept { return impl_->shard.get(); }
 
 void manager::add_sharded(runtime::controller& c, runtime::informer& primary) {
     auto& s = *impl_;
-    s.sharded.push_back({&c, &primary});
+    auto& sc = s.sharded.emplace_back(impl::sharded_controller{&c, &primary, std::string(c.name()), 0});
+    s.metrics.shard_controller_added(sc.name);
+    // The owned count follows adds and deletes between share changes (a
+    // uid never changes, so updates do not move it).
+    auto* ip = impl_.get();
+    auto owned_delta = [ip, &sc](const object_ptr& o, std::int64_t d) {
+        if (!o) return;
+        const auto uid = uid_of(*o);
+        if (uid.empty() || !runtime::contains(ip->shard_active, runtime::fnv1a64(uid))) return;
+        sc.owned += d;
+        ip->metrics.set_shard_owned_keys(sc.name, sc.owned);
+    };
+    runtime::event_handlers h;
+    h.reads_old_object = false;
+    h.on_add = [owned_delta](const object_ptr& o) { owned_delta(o, 1); };
+    h.on_delete = [owned_delta](const object_ptr& o, bool) { owned_delta(o, -1); };
+    primary.add_handlers(std::move(h));
     s.log.info("controller sharded", {{"controller", std::string(c.name())}, {"ring", s.opts.sharding_ring}});
 }
 
