@@ -296,3 +296,47 @@ TEST_CASE("a singleton() controller runs on the leader only, next to sharded one
     CHECK(h.led.overlaps == 0);
     CHECK(h.led.foreign_writes == 0);
 }
+
+TEST_CASE("a replica whose shard Lease cannot be renewed stops reconciling and writing; /healthz fails; the other takes over") {
+    harness h;
+    h.make_parents(20);
+    h.start("r1");
+    h.start("r2");
+    std::vector<std::string> both{"r1", "r2"};
+    REQUIRE(h.advance_until([&] { return h.shares_settled(both) && h.children_follow(both); }, 60s));
+    auto& r1 = h.get("r1");
+    CHECK(r1.mgr->probes().handle("/healthz/sharding").status == 200);
+
+    // r1's renewals fail (503) from now on.
+    kcoro::apiserver::http::fault_rule f;
+    f.verb = "update";
+    f.resource = "leases";
+    f.name = r1.mgr->shard()->lease_name();
+    f.count = 0;
+    f.code = 503;
+    h.server().faults().add(f);
+    const auto t0 = h.clk.now();
+    REQUIRE(h.advance_until([&] { return r1.mgr->shard()->finished(); }, 20s));
+    const auto stopped_after = h.clk.now() - t0;
+    MESSAGE("r1's renewals failing: it left the ring after " << stopped_after / 1ms << " ms (renew deadline 10 s)");
+    CHECK(stopped_after <= 12s);
+    h.server().faults().clear();  // so that r2 can reap r1's Lease
+    CHECK_FALSE(r1.done());       // the manager runs on; its liveness fails
+    CHECK(r1.mgr->probes().handle("/healthz/sharding").status == 500);
+    CHECK(r1.mgr->probes().handle("/healthz").status == 500);
+    // Its writes are refused unsent, as a lost leader's.
+    json::object cm{{"apiVersion", "v1"}, {"kind", "ConfigMap"}, {"metadata", {{"name", "late"}, {"namespace", "default"}}}};
+    auto w = h.run(r1.mgr->client().create(cms, "default", std::move(cm)));
+    REQUIRE_FALSE(w);
+    CHECK(w.error().code() == kcoro::make_error_code(kcoro::kcoro_errc::not_leader));
+    CHECK(r1.mgr->metrics().serialize().find("kcoro_leader_write_refused_total 1") != std::string::npos);
+
+    // r2 takes the whole ring once r1's Lease expired and was reaped.
+    const auto r1_reconciles = h.led.reconciles["r1"];
+    std::vector<std::string> one{"r2"};
+    REQUIRE(h.advance_until([&] { return h.shares_settled(one) && h.children_follow(one); }, 40s));
+    MESSAGE("r2 holds the ring and rewrote r1's children " << (h.clk.now() - t0) / 1ms << " ms after the fault");
+    CHECK(h.led.reconciles["r1"] == r1_reconciles);  // nothing started on r1 since
+    CHECK(h.led.overlaps == 0);
+    CHECK(h.led.foreign_writes == 0);
+}
