@@ -255,7 +255,9 @@ TEST_CASE("three managers on one ring: every parent reconciled by its owner only
     CHECK(h.led.overlaps == 0);
     CHECK(h.led.foreign_writes == 0);
 
-    // A parent changed now is reconciled by its owner only.
+    // A parent changed now is reconciled by its owner only (once the
+    // handover's own reconciles, and the child events they cause, are done).
+    REQUIRE(h.advance_until([&] { return h.get("r1").mgr->idle() && h.get("r2").mgr->idle(); }, 10s));
     const auto before = h.led.reconciles;
     REQUIRE(h.run(h.admin().patch(cms, {"default", "p7"}, R"({"data":{"v":"2"}})")));
     REQUIRE(h.advance_until([&] { return h.led.reconciles != before; }, 5s));
