@@ -22,10 +22,10 @@ OPERATIONS_MD = os.path.join(ROOT, "docs", "operations.md")
 RUNBOOK_PREFIX = "https://github.com/kcoro/kcoro/blob/main/docs/operations.md#"
 
 # The sharding series (issue 24) the rules and the dashboard use: a manager
-# exports them only with --sharding-ring, which does not exist yet. The live
-# test accepts exactly these as "not yet exported" while gateway-operator has
-# no --sharding-ring flag; once it has, it runs the operator with it and
-# every one of them must be exported.
+# exports them only with --sharding-ring. The live test runs gateway-operator
+# with the flag when its --help lists it (it does since the manager has it),
+# and then every one of them must be exported; a binary without the flag
+# may miss exactly these.
 SHARDING_SERIES = (
     "kcoro_shard_members",
     "kcoro_shard_owned_keys",

@@ -19,6 +19,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <optional>
 
 namespace kcoro::runtime {
@@ -32,6 +33,8 @@ public:
     void add_after(const object_key& key, std::chrono::nanoseconds delay);
     void add_rate_limited(const object_key& key);
     void forget(const object_key& key) { queue_.forget(key); }
+    /// work_queue::remove_if.
+    std::size_t remove_if(const std::function<bool(const object_key&)>& pred) { return queue_.remove_if(pred); }
     /// Applies a reconcile's decision for `key` (runtime::apply on the queue,
     /// at the clock's now); the caller still calls done(key).
     void apply(const reconcile_decision& d, const object_key& key);

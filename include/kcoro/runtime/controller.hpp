@@ -54,6 +54,15 @@
 //    returns once they all returned.
 //  - A controller runs once: run() after run() returned does nothing.
 //
+// Sharding (docs/sharding.md; the manager sets `sharding` under
+// --sharding-ring): a key is queued only while this replica owns its hash
+// (KEP-5866: fnv1a64 of the primary's metadata.uid, from the event or the
+// primary cache), and a reconcile STARTS only if `owns(hash)` holds at that
+// moment; a key whose hash is unknown (not cached, no event told it) is not
+// queued. `drop_ranges` takes a dropped range's keys out of the queue and
+// reports once no reconcile of them runs, so the ring's handover never has
+// two replicas on one key.
+//
 // Cache sync: when `options.wait_for_sync` is set (the builder sets it to
 // the informers it registered on), run() awaits it with
 // `cache_sync_timeout` (default 2 min) before starting workers; an error is
@@ -78,6 +87,7 @@
 #include <kcoro/runtime/reconcile_context.hpp>
 #include <kcoro/runtime/reconcile_result.hpp>
 #include <kcoro/runtime/runnable.hpp>
+#include <kcoro/runtime/shard_ring.hpp>
 
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/awaitable.hpp>
@@ -86,6 +96,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -97,6 +108,17 @@ using reconcile_func =
 /// A reconciler that takes the reconcile context (key, ID, logger).
 using reconcile_context_func =
     std::function<boost::asio::awaitable<result<reconcile_result>>(const reconcile_context& ctx)>;
+
+/// The per-key gate of a sharded controller (controller_options::sharding).
+struct sharding_gate {
+    /// This replica may start a reconcile of a key with this hash now. Empty: not sharded.
+    std::function<bool(std::uint64_t hash)> owns{};
+    /// The key's hash from the primary cache (fnv1a64 of its uid); nullopt when not cached.
+    std::function<std::optional<std::uint64_t>(const object_key& key)> hash_of{};
+    /// An event's key was not queued because another replica owns it
+    /// (kcoro_shard_unowned_events_total); may be empty.
+    std::function<void()> on_unowned{};
+};
 
 struct controller_options {
     /// Names the controller in logs and metrics (required; unique per manager).
@@ -136,6 +158,8 @@ struct controller_options {
     /// an empty field manager hands over the controller's name.
     std::string field_manager{};
     owned_reader read_owned{};
+    /// Empty `owns`: every key is this replica's.
+    sharding_gate sharding{};
 };
 
 /// Counters for tests and diagnostics (the metrics sinks get the same).
@@ -148,6 +172,7 @@ struct controller_stats {
     std::uint64_t writes = 0;      // writes reported through the reconciles' hooks
     std::uint64_t noop_writes = 0; // of which changed nothing
     std::uint64_t hot_loops = 0;   // hot-loop alarms raised
+    std::uint64_t unowned = 0;     // sharded: keys not queued, or not started, because not ours
 };
 
 class controller final : public runnable {
@@ -162,6 +187,19 @@ public:
     void enqueue(const object_key& key);
     /// Queues a reconcile of `key` after `delay`.
     void enqueue_after(const object_key& key, std::chrono::nanoseconds delay);
+
+    /// Queues `key` whose hash the event told (KEP-5866: fnv1a64 of the
+    /// primary's uid; of the controller owner reference's uid for children).
+    /// Not sharded: enqueue(key).
+    void enqueue_hashed(const object_key& key, std::uint64_t hash);
+    /// options().sharding is set.
+    bool sharded() const noexcept;
+    /// Sharded: takes the queued keys whose hash is in `ranges` out of the
+    /// queue, then calls `drained` (on this thread, maybe at once) when no
+    /// reconcile of such a key is in flight.
+    void drop_ranges(const hash_ranges& ranges, std::function<void()> drained);
+    /// Reconciles in flight whose key hashes into `ranges`.
+    std::size_t in_flight_in(const hash_ranges& ranges) const;
 
     /// Registers `h` on `inf`; the handlers do nothing once the controller is destroyed.
     handler_id watch(informer& inf, event_handlers h);

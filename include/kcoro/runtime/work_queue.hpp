@@ -66,6 +66,12 @@ public:
     /// Resets the failure count of `key` (it does not replace `done`).
     void forget(const object_key& key);
     int num_requeues(const object_key& key) const noexcept;
+    /// Takes every key matching `pred` out of the queue: not ready, not
+    /// waiting for a delayed add, its backoff forgotten; a matching key being
+    /// processed stays processing but is not queued again by `done` (a
+    /// sharding ring's dropped range: docs/sharding.md). Returns how many
+    /// keys were taken out (processing ones included when they were dirty).
+    std::size_t remove_if(const std::function<bool(const object_key&)>& pred);
 
     /// The next ready key (moved to processing), or nullopt when none is
     /// ready at `now`. Delayed keys whose time has come are queued first.

@@ -34,6 +34,11 @@
 //    reconcile_context (read_owned), so apply_owned sends no GET;
 //  - the hot-loop alarm (hot_loop(); controller.hpp);
 //  - and adds the controller to the manager (leader-gated), which owns it.
+//    With --sharding-ring (docs/sharding.md) it is sharded instead: it runs
+//    on every replica, not leader-gated, and only reconciles keys whose hash
+//    (fnv1a64 of the primary's uid; a child's controller owner reference
+//    uid) this replica's ring share holds; singleton() opts out (leader-gated
+//    as without sharding).
 //
 // `for_` takes the resource alone: its kind comes from the manager's
 // resource table (built-in resources are there; add custom resources once
@@ -126,6 +131,9 @@ public:
     controller_builder& event_source(std::string name);
     controller_builder& hot_loop(runtime::hot_loop_options opts);
     controller_builder& rate_limiter(runtime::rate_limiter_options opts);
+    /// Not sharded under --sharding-ring: runs only on the replica holding
+    /// the leader Lease (--leader-elect), every key, as without sharding.
+    controller_builder& singleton();
 
     /// Builds the controller, adds it to the manager, returns it.
     runtime::controller& complete(runtime::reconcile_context_func r);
@@ -193,6 +201,7 @@ private:
     std::string event_source_;
     runtime::hot_loop_options hot_loop_{};
     runtime::rate_limiter_options rate_limiter_{};
+    bool singleton_ = false;
 };
 
 template <typed::resource_type T>

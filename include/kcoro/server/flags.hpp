@@ -90,6 +90,7 @@ struct manager_options {
     bool leader_elect = false;                             // --leader-elect
     std::string leader_election_namespace;                 // --leader-election-namespace
     std::string leader_election_id;                        // --leader-election-id
+    std::string sharding_ring;                             // --sharding-ring ("" = off; docs/sharding.md)
     std::string watch_namespace;                           // --namespace ("" = all)
     std::int64_t max_concurrent_reconciles = 1;            // --max-concurrent-reconciles
     std::chrono::nanoseconds sync_period = std::chrono::hours(10);                 // --sync-period
@@ -105,7 +106,8 @@ struct manager_options {
 void add_manager_flags(flag_set& flags, manager_options& opts);
 
 /// Checks what single flags cannot: bind addresses are "0", ":port" or
-/// "host:port"; leader election needs an id.
+/// "host:port"; leader election needs an id; a sharding ring's name is a
+/// DNS-1123 label of at most 46 characters (its Leases are "<ring>-<16 hex>").
 result<void> validate(const manager_options& opts);
 
 } // namespace kcoro::server

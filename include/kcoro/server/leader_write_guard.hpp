@@ -28,4 +28,11 @@ namespace kcoro::server {
 bool leader_write_exempt(const api_request& req, std::string_view lease_namespace,
                          std::string_view lease_name) noexcept;
 
+/// With --sharding-ring the guard also lets through, whatever the shard
+/// Lease's validity, the writes of the ring's member: the create of its
+/// Lease (POST to the namespace's leases) and updates of the ring's Leases
+/// "<ring>-..." (its renewals and the reaps of expired members, which are
+/// compare-and-swap on a resourceVersion). docs/sharding.md.
+bool shard_write_exempt(const api_request& req, std::string_view lease_namespace, std::string_view ring) noexcept;
+
 } // namespace kcoro::server

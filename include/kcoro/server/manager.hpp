@@ -20,6 +20,15 @@
 //     readiness never depends on leadership;
 //  4. leader election, when --leader-elect; otherwise this replica leads;
 //  5. the leader-gated runnables (controllers), once leading.
+// With --sharding-ring=NAME (docs/sharding.md) the manager also runs a
+// runtime::shard_member (background, from step 2: identity and timings as
+// leader election's, its Lease in the leader-election namespace) and
+// controllers built with controller() are sharded: they run on every
+// replica (not leader-gated), each reconciling only the keys whose hash the
+// ring gives this replica; a controller built with singleton() stays
+// leader-gated. The write guard then also refuses writes once this
+// replica's shard Lease validity passed (its own Lease writes exempt), and
+// /healthz fails ("sharding") once the member stopped while the manager runs.
 // Then wait for a stop request (SIGTERM/SIGINT, request_stop()) or the loss
 // of leadership. A second signal exits the process at once with code 1.
 //
@@ -75,6 +84,7 @@
 #include <kcoro/runtime/informer_factory.hpp>
 #include <kcoro/runtime/leader_elector.hpp>
 #include <kcoro/runtime/runnable.hpp>
+#include <kcoro/runtime/shard_member.hpp>
 #include <kcoro/server/controller_builder.hpp>
 #include <kcoro/server/flags.hpp>
 #include <kcoro/server/health.hpp>
@@ -243,6 +253,13 @@ public:
     std::optional<boost::asio::ip::tcp::endpoint> probe_endpoint() const;
     /// The elector (null without --leader-elect or before run()).
     runtime::leader_elector* elector() noexcept;
+    /// This replica's member of --sharding-ring (null when sharding is off).
+    runtime::shard_member* shard() noexcept;
+    /// For controller_builder: `c` (built with options().sharding set) is
+    /// sharded; `primary` is its for_() informer. The manager drops the
+    /// keys of ranges the ring takes away (drop_ranges, then the member's
+    /// drained()) and queues the cached keys of ranges it gains.
+    void add_sharded(runtime::controller& c, runtime::informer& primary);
 
     struct impl;
 

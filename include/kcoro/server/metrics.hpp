@@ -98,6 +98,16 @@ public:
     void watch_restarted(std::string_view resource, std::string_view reason);
     /// kcoro_relists_total{resource,reason}
     void relisted(std::string_view resource, std::string_view reason);
+    /// kcoro_shard_unowned_events_total{controller}: an event's key not
+    /// queued (or a queued key not started) because another replica of the
+    /// sharding ring owns it.
+    void shard_unowned_event(std::string_view controller);
+    /// kcoro_shard_owned_keys{controller}: cached primaries of the
+    /// controller whose hash is in this replica's active ranges.
+    void set_shard_owned_keys(std::string_view controller, std::int64_t keys);
+    /// Both series above at 0 for a newly sharded controller (exported from
+    /// the start, as controller-runtime pre-sets its counters).
+    void shard_controller_added(std::string_view controller);
     /// kcoro_leader_write_refused_total (server/leader_write_guard.hpp).
     void leader_write_refused();
     /// kcoro_noop_writes_total{controller,resource}: a write that changed nothing.

@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <exception>
 #include <random>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -100,6 +101,53 @@ struct controller::impl {
     asio::steady_timer done_signal;  // cancelled when the last task finished
     std::vector<std::unique_ptr<asio::cancellation_signal>> cancels;
     asio::cancellation_signal metrics_cancel;
+    // Sharding: hashes told by events (for keys no longer cached, e.g. a
+    // delete), the hash of each key in flight, and the drops waiting for them.
+    std::unordered_map<object_key, std::uint64_t, object_key_hash> hints;
+    std::unordered_map<object_key, std::uint64_t, object_key_hash> running_hashes;
+    struct pending_drop {
+        hash_ranges ranges;
+        std::function<void()> drained;
+    };
+    std::vector<pending_drop> drops;
+
+    bool sharded() const noexcept { return static_cast<bool>(opts.sharding.owns); }
+    // The cache's (the object as it is now) first, else what an event told.
+    std::optional<std::uint64_t> hash_of(const object_key& k) const {
+        if (opts.sharding.hash_of) {
+            if (auto h = opts.sharding.hash_of(k)) return h;
+        }
+        if (auto it = hints.find(k); it != hints.end()) return it->second;
+        return std::nullopt;
+    }
+    // Sharded intake: false when the key is not to be queued.
+    bool admit(const object_key& k, std::optional<std::uint64_t> h) {
+        if (!h) return false;  // not cached, no event told it: nothing of ours to reconcile
+        if (!opts.sharding.owns(*h)) {
+            ++stats.unowned;
+            if (opts.sharding.on_unowned) opts.sharding.on_unowned();
+            return false;
+        }
+        (void)k;
+        return true;
+    }
+    void check_drops() {
+        std::vector<std::function<void()>> ready;
+        for (auto it = drops.begin(); it != drops.end();) {
+            const bool busy = std::any_of(running_hashes.begin(), running_hashes.end(),
+                                          [&](const auto& kv) { return contains(it->ranges, kv.second); });
+            if (busy) {
+                ++it;
+            } else {
+                ready.push_back(std::move(it->drained));
+                it = drops.erase(it);
+            }
+        }
+        for (auto& f : ready) {
+            if (f) f();  // may call drop_ranges again (through the ring): `drops` is consistent
+        }
+    }
+
     // Handlers registered through watch() hold a weak reference: they do
     // nothing once the controller is gone, whatever the destruction order.
     std::shared_ptr<char> alive;
@@ -117,10 +165,45 @@ controller::controller(asio::any_io_executor ex, io::clock& clk, controller_opti
 
 controller::~controller() = default;
 
-void controller::enqueue(const object_key& key) { impl_->queue.add(key); }
+void controller::enqueue(const object_key& key) {
+    auto& s = *impl_;
+    if (s.sharded() && !s.admit(key, s.hash_of(key))) return;
+    s.queue.add(key);
+}
+
+void controller::enqueue_hashed(const object_key& key, std::uint64_t hash) {
+    auto& s = *impl_;
+    if (s.sharded()) {
+        if (s.stopping || !s.admit(key, hash)) return;
+        s.hints[key] = hash;
+    }
+    s.queue.add(key);
+}
 
 void controller::enqueue_after(const object_key& key, std::chrono::nanoseconds delay) {
-    impl_->queue.add_after(key, delay);
+    auto& s = *impl_;
+    if (s.sharded() && !s.admit(key, s.hash_of(key))) return;
+    s.queue.add_after(key, delay);
+}
+
+bool controller::sharded() const noexcept { return impl_->sharded(); }
+
+void controller::drop_ranges(const hash_ranges& ranges, std::function<void()> drained) {
+    auto& s = *impl_;
+    s.queue.remove_if([&](const object_key& k) {
+        auto h = s.hash_of(k);
+        if (!h || !contains(ranges, *h)) return false;
+        s.hints.erase(k);
+        return true;
+    });
+    s.drops.push_back({ranges, std::move(drained)});
+    s.check_drops();
+}
+
+std::size_t controller::in_flight_in(const hash_ranges& ranges) const {
+    const auto& rh = impl_->running_hashes;
+    return static_cast<std::size_t>(
+        std::count_if(rh.begin(), rh.end(), [&](const auto& kv) { return contains(ranges, kv.second); }));
 }
 
 event_handlers controller::guard(event_handlers h) const {
@@ -179,7 +262,26 @@ asio::awaitable<void> controller::impl::worker() {
             queue.done(*next);  // intake stopped: do not start it
             co_return;
         }
+        if (!sharded()) {
+            co_await process(std::move(*next));
+            continue;
+        }
+        // THE gate (docs/sharding.md): a reconcile starts only while this
+        // replica may reconcile the key's hash, checked at this moment.
+        const auto h = hash_of(*next);
+        if (!h || !opts.sharding.owns(*h)) {
+            ++stats.unowned;
+            hints.erase(*next);
+            queue.forget(*next);
+            queue.done(*next);
+            continue;
+        }
+        const object_key key = *next;
+        running_hashes[key] = *h;
         co_await process(std::move(*next));
+        running_hashes.erase(key);
+        if (!queue.queue().is_dirty(key) && !queue.queue().is_waiting(key)) hints.erase(key);
+        if (!drops.empty()) check_drops();
     }
 }
 

@@ -1,6 +1,7 @@
 #include <kcoro/runtime/event_sources.hpp>
 
 #include <kcoro/runtime/controller.hpp>
+#include <kcoro/runtime/shard_ring.hpp>
 
 #include <algorithm>
 #include <memory>
@@ -31,36 +32,59 @@ std::optional<object_key> controller_owner_key(const boost::json::object& obj, c
 
 namespace {
 
-// One mapping from an object to keys, shared by the three handlers.
-using keys_of = std::function<std::vector<object_key>(const boost::json::object&)>;
+// A key to enqueue and, when the event tells it, the hash a sharded
+// controller gates it on (docs/sharding.md).
+struct target {
+    object_key key;
+    std::optional<std::uint64_t> hash;
+    friend bool operator==(const target& a, const target& b) { return a.key == b.key; }
+};
+
+// One mapping from an object to keys, shared by the three handlers. `hashed`
+// is whether the controller is sharded (only then are hashes computed).
+using keys_of = std::function<std::vector<target>(const boost::json::object&, bool hashed)>;
+
+void push(controller& c, const target& t) {
+    if (t.hash) {
+        c.enqueue_hashed(t.key, *t.hash);
+    } else {
+        c.enqueue(t.key);
+    }
+}
 
 event_handlers make_handlers(controller& c, keys_of keys, predicate p) {
     auto shared = std::make_shared<std::pair<keys_of, predicate>>(std::move(keys), std::move(p));
     event_handlers h;
     h.on_add = [&c, shared](const object_ptr& o) {
         if (!o || !shared->second.on_create(*o)) return;
-        for (auto& k : shared->first(*o)) c.enqueue(k);
+        for (auto& k : shared->first(*o, c.sharded())) push(c, k);
     };
     h.on_update = [&c, shared](const object_ptr& old_obj, const object_ptr& o) {
         if (!o) return;
         const boost::json::object empty;
         const auto& before = old_obj ? *old_obj : empty;
         if (!shared->second.on_update(before, *o)) return;
-        auto keys = shared->first(*o);
+        const bool hashed = c.sharded();
+        auto keys = shared->first(*o, hashed);
         if (old_obj) {
             // An update that moved the mapping (new owner, new labels): both
             // the old and the new targets must look again.
-            for (auto& k : shared->first(*old_obj)) {
+            for (auto& k : shared->first(*old_obj, hashed)) {
                 if (std::find(keys.begin(), keys.end(), k) == keys.end()) keys.push_back(k);
             }
         }
-        for (auto& k : keys) c.enqueue(k);
+        for (auto& k : keys) push(c, k);
     };
     h.on_delete = [&c, shared](const object_ptr& o, bool) {
         if (!o || !shared->second.on_delete(*o)) return;
-        for (auto& k : shared->first(*o)) c.enqueue(k);
+        for (auto& k : shared->first(*o, c.sharded())) push(c, k);
     };
     return h;
+}
+
+std::optional<std::uint64_t> uid_hash(std::string_view uid) {
+    if (uid.empty()) return std::nullopt;
+    return fnv1a64(uid);
 }
 
 } // namespace
@@ -69,8 +93,13 @@ event_handlers enqueue_for_object(controller& c, predicate p) {
     // The key of the old state is the key of the new one: without an update
     // predicate the old state is never read.
     const bool reads_old = static_cast<bool>(p.update);
-    auto h = make_handlers(c, [](const boost::json::object& o) { return std::vector<object_key>{key_of(o)}; },
-                           std::move(p));
+    // Sharded: the object's own uid (KEP-5866 hashes metadata.uid).
+    auto h = make_handlers(
+        c,
+        [](const boost::json::object& o, bool hashed) {
+            return std::vector<target>{{key_of(o), hashed ? uid_hash(uid_of(o)) : std::nullopt}};
+        },
+        std::move(p));
     h.reads_old_object = reads_old;
     return h;
 }
@@ -78,9 +107,17 @@ event_handlers enqueue_for_object(controller& c, predicate p) {
 event_handlers enqueue_for_owner(controller& c, group_kind owner, predicate p, bool owner_cluster_scoped) {
     return make_handlers(
         c,
-        [owner = std::move(owner), owner_cluster_scoped](const boost::json::object& o) {
-            std::vector<object_key> out;
-            if (auto k = controller_owner_key(o, owner, owner_cluster_scoped)) out.push_back(std::move(*k));
+        // Sharded: children follow their owner, hashed by the controller
+        // owner reference's uid (the owner's metadata.uid).
+        [owner = std::move(owner), owner_cluster_scoped](const boost::json::object& o, bool hashed) {
+            std::vector<target> out;
+            if (auto k = controller_owner_key(o, owner, owner_cluster_scoped)) {
+                std::optional<std::uint64_t> h;
+                if (hashed) {
+                    if (auto ref = controller_of(o)) h = uid_hash(ref->uid);
+                }
+                out.push_back({std::move(*k), h});
+            }
             return out;
         },
         std::move(p));
@@ -89,12 +126,16 @@ event_handlers enqueue_for_owner(controller& c, group_kind owner, predicate p, b
 event_handlers enqueue_from_map(controller& c, map_func fn, predicate p) {
     return make_handlers(
         c,
-        [fn = std::move(fn)](const boost::json::object& o) {
+        // Sharded: no hash from the event; enqueue() reads the key's hash
+        // from the primary cache, so only keys this replica owns are queued.
+        [fn = std::move(fn)](const boost::json::object& o, bool) {
+            std::vector<target> out;
             try {
-                return fn(o);
+                for (auto& k : fn(o)) out.push_back({std::move(k), std::nullopt});
             } catch (...) {
-                return std::vector<object_key>{};  // a throwing map function maps nothing
+                out.clear();  // a throwing map function maps nothing
             }
+            return out;
         },
         std::move(p));
 }

@@ -89,6 +89,34 @@ void work_queue::forget(const object_key& key) {
     limiter_.forget(key);
 }
 
+std::size_t work_queue::remove_if(const std::function<bool(const object_key&)>& pred) {
+    std::size_t n = 0;
+    const auto before = queue_.size();
+    std::erase_if(queue_, [&](const object_key& k) { return pred(k); });
+    // Queued keys are dirty; a dirty processing key is what done() requeues.
+    for (auto it = dirty_.begin(); it != dirty_.end();) {
+        if (pred(it->first)) {
+            limiter_.forget(it->first);
+            it = dirty_.erase(it);
+            ++n;
+        } else {
+            ++it;
+        }
+    }
+    for (auto it = waiting_.begin(); it != waiting_.end();) {
+        if (pred(it->first)) {
+            waiting_by_time_.erase({it->second, it->first});
+            limiter_.forget(it->first);
+            it = waiting_.erase(it);
+            ++n;
+        } else {
+            ++it;
+        }
+    }
+    if (queue_.size() != before) report_depth();
+    return n;
+}
+
 int work_queue::num_requeues(const object_key& key) const noexcept {
     return limiter_.num_requeues(key);
 }

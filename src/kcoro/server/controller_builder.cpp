@@ -2,7 +2,9 @@
 
 #include <kcoro/core/resource_table.hpp>
 #include <kcoro/runtime/builder.hpp>
+#include <kcoro/core/object.hpp>
 #include <kcoro/runtime/informer_factory.hpp>
+#include <kcoro/runtime/shard_ring.hpp>
 #include <kcoro/server/manager.hpp>
 
 #include <algorithm>
@@ -80,6 +82,11 @@ controller_builder& controller_builder::hot_loop(runtime::hot_loop_options opts)
 
 controller_builder& controller_builder::rate_limiter(runtime::rate_limiter_options opts) {
     rate_limiter_ = opts;
+    return *this;
+}
+
+controller_builder& controller_builder::singleton() {
+    singleton_ = true;
     return *this;
 }
 
@@ -182,6 +189,25 @@ runtime::controller& controller_builder::complete(runtime::reconcile_context_fun
         return std::nullopt;
     };
 
+    // Sharding (docs/sharding.md): every replica runs it, each on its share.
+    auto* member = mgr_.shard();
+    const bool sharded = member != nullptr && !singleton_;
+    if (sharded) {
+        opts.needs_leader_election = false;
+        opts.sharding.owns = [member](std::uint64_t h) { return member->owns(h); };
+        opts.sharding.hash_of = [primary_inf](const object_key& key) -> std::optional<std::uint64_t> {
+            auto obj = primary_inf->cache().get(key);
+            if (!obj) return std::nullopt;
+            const auto uid = uid_of(*obj);
+            if (uid.empty()) return std::nullopt;
+            return runtime::fnv1a64(uid);
+        };
+        opts.sharding.on_unowned = [reg = &mgr_.metrics(), name = name_] { reg->shard_unowned_event(name); };
+    } else if (member) {
+        mgr_.log().info("controller is a singleton: it runs on the leader only, not sharded",
+                        {{"controller", name_}, {"leaderElection", mgr_.options().leader_elect}});
+    }
+
     runtime::builder b(cache, mgr_.clock(), mgr_.executor());
     b.named(name_);
     for (auto& f : filters_) {
@@ -203,6 +229,7 @@ runtime::controller& controller_builder::complete(runtime::reconcile_context_fun
     b.with_options(std::move(opts));
     auto ctl = b.complete(std::move(r));
     auto& ref = *ctl;
+    if (sharded) mgr_.add_sharded(ref, *primary_inf);
     mgr_.add(std::move(ctl));
     return ref;
 }

@@ -1,5 +1,7 @@
 #include <kcoro/server/flags.hpp>
 
+#include <kcoro/core/name_validation.hpp>
+
 #include <kcoro/server/bind_address.hpp>
 
 #include <algorithm>
@@ -280,6 +282,9 @@ void add_manager_flags(flag_set& flags, manager_options& o) {
     flags.add_string("leader-election-namespace", &o.leader_election_namespace,
                      "Namespace of the leader election Lease. Defaults to the pod's namespace when in-cluster.");
     flags.add_string("leader-election-id", &o.leader_election_id, "Name of the leader election Lease.");
+    flags.add_string("sharding-ring", &o.sharding_ring,
+                     "Name of the sharding ring: every replica with the same name reconciles its own share of each "
+                     "controller's objects (one Lease per replica in the leader election namespace). Empty: off.");
     flags.add_string("namespace", &o.watch_namespace,
                      "Namespace to watch and reconcile. Empty means all namespaces.");
     flags.add_int("max-concurrent-reconciles", &o.max_concurrent_reconciles,
@@ -310,6 +315,12 @@ result<void> validate(const manager_options& o) {
     if (o.leader_elect && o.leader_election_id.empty())
         return bad("--leader-election-id is required when --leader-elect is set");
     if (o.sync_period.count() <= 0) return bad("--sync-period must be positive");
+    if (!o.sharding_ring.empty()) {
+        // The ring names its Leases "<ring>-<16 hex>" and labels them with it.
+        auto errs = validate_dns1123_label(o.sharding_ring);
+        if (errs.empty() && o.sharding_ring.size() > 46) errs.push_back("must be no more than 46 characters");
+        if (!errs.empty()) return bad("invalid value " + go_quote(o.sharding_ring) + " for flag --sharding-ring: " + errs.front());
+    }
     return {};
 }
 

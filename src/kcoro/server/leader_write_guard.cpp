@@ -45,4 +45,18 @@ bool leader_write_exempt(const api_request& req, std::string_view lease_namespac
     }
 }
 
+bool shard_write_exempt(const api_request& req, std::string_view lease_namespace, std::string_view ring) noexcept {
+    if (ring.empty()) return false;
+    const auto path = path_of(req.target);
+    try {
+        const std::string leases =
+            "/apis/coordination.k8s.io/v1/namespaces/" + std::string(lease_namespace) + "/leases";
+        if (path == leases) return req.method == http_method::post;
+        const std::string prefix = leases + "/" + std::string(ring) + "-";
+        return path.starts_with(prefix) && path.find('/', prefix.size()) == std::string_view::npos;
+    } catch (...) {
+        return false;
+    }
+}
+
 } // namespace kcoro::server

@@ -126,6 +126,19 @@ struct manager::impl {
     std::deque<entry> entries;  // by fsm id; stable addresses
     std::unique_ptr<runtime::leader_elector> elector;
 
+    // --sharding-ring (docs/sharding.md).
+    std::unique_ptr<shard_metrics> shard_sink;
+    std::unique_ptr<runtime::shard_member> shard;
+    struct sharded_controller {
+        runtime::controller* ctl;
+        runtime::informer* primary;
+        std::string name;
+        std::int64_t owned = 0;  // kcoro_shard_owned_keys: cached primaries in shard_active
+    };
+    std::deque<sharded_controller> sharded;  // stable: the informer handlers point into it
+    runtime::hash_ranges shard_active;  // as last reported: what a change gained
+    std::string shard_lost;             // why the member stopped while the manager ran
+
     health_handler probes;
     watchdog dog;
     std::unique_ptr<metrics_handler> metrics_h;
@@ -207,7 +220,7 @@ struct manager::impl {
     void perform(const runtime::mgr::exit_process& a) { std::_Exit(a.code); }
     void perform(const runtime::mgr::finished& a) {
         // The guard refers to the elector; the client may outlive the manager.
-        if (elector) cl->clear_write_guard(this);
+        if (elector || shard) cl->clear_write_guard(this);
         outcome = a.code;
         notify();
     }
@@ -324,6 +337,20 @@ struct manager::impl {
         return io::make_server_tls_context(t);
     }
 
+    std::string lease_namespace() const {
+        return opts.leader_election_namespace.empty() ? cl->config().ns : opts.leader_election_namespace;
+    }
+    // The shard Lease's validity has not passed (run() of the member still running).
+    bool shard_valid() const { return shard && !shard->finished() && clk->now() < shard->state().valid_until(); }
+    // Installs the one write guard of the client: with leader election, the
+    // leader lease's validity; with sharding, the shard Lease's (either
+    // suffices: the client is shared by singletons and sharded controllers,
+    // a request carries no controller).
+    void install_write_guard();
+    void start_sharding();
+    void shard_changed(const runtime::hash_ranges& active);
+    void shard_dropped(const runtime::hash_ranges& ranges);
+
     result<void> bind();
     void start_sync_waiter();
     void start_election();
@@ -425,18 +452,110 @@ void manager::impl::start_election() {
     lo.on_started_leading = [this] { feed(runtime::mgr::started_leading{clk->now()}); };
     lo.on_stopped_leading = [this](std::string_view) { feed(runtime::mgr::stopped_leading{clk->now()}); };
     elector = std::make_unique<runtime::leader_elector>(*cl, *clk, std::move(lo));
+    install_write_guard();
+    add_entry(elector.get(), nullptr, runtime::runnable_kind::elector);
+}
+
+void manager::impl::install_write_guard() {
     // Every write but the exempt ones waits on the local lease validity
     // (server/leader_write_guard.hpp); removed when run() ends.
-    cl->set_write_guard(this, [this, lease_ns = elector->config().lease_namespace,
-                         lease_name = elector->config().lease_name](const api_request& req) -> std::optional<error> {
-        if (elector->may_write() || leader_write_exempt(req, lease_ns, lease_name)) return std::nullopt;
+    const std::string lease_ns = lease_namespace();
+    const std::string lease_name = opts.leader_election_id;
+    cl->set_write_guard(this, [this, lease_ns, lease_name](const api_request& req) -> std::optional<error> {
+        if (elector && (elector->may_write() || leader_write_exempt(req, lease_ns, lease_name))) return std::nullopt;
+        if (shard && (shard_valid() || shard_write_exempt(req, lease_ns, opts.sharding_ring))) return std::nullopt;
+        if (!elector && !shard) return std::nullopt;
+        if (!elector && leader_write_exempt(req, lease_ns, lease_name)) return std::nullopt;  // Events, reviews
         metrics.leader_write_refused();
         log.info("Write refused: the leader lease may have been taken over",
                  {{"request", std::string(to_string(req.method)) + " " + req.target}});
         return error(kcoro_errc::not_leader, std::string("leader write guard: ") + to_string(req.method) + " " +
                                                  req.target + " refused: the lease validity has passed");
     });
-    add_entry(elector.get(), nullptr, runtime::runnable_kind::elector);
+}
+
+// --sharding-ring: the member (a background runnable, started with the
+// informers so it joins while they sync) and its hooks.
+void manager::impl::start_sharding() {
+    shard_sink = metrics.make_shard_metrics(opts.sharding_ring);
+    runtime::shard_member_options so;
+    so.config.ring = opts.sharding_ring;
+    so.config.identity = identity;
+    so.config.lease_duration = setup.lease_duration;
+    so.config.renew_deadline = setup.renew_deadline;
+    so.config.retry_period = setup.retry_period;
+    so.lease_namespace = lease_namespace();
+    so.metrics = shard_sink.get();
+    so.log = log.with_name("sharding");
+    so.on_change = [this](const runtime::hash_ranges& active) { shard_changed(active); };
+    so.on_drop = [this](const runtime::hash_ranges& ranges) { shard_dropped(ranges); };
+    so.on_stopped = [this](std::string_view reason) {
+        if (fsm.stopping()) return;  // the clean leave of a stop
+        shard_lost = std::string(reason);
+        log.error(shard_lost, "sharding ring membership ended: no sharded reconcile starts; /healthz fails",
+                  {{"ring", opts.sharding_ring}});
+    };
+    shard = std::make_unique<runtime::shard_member>(*cl, *clk, std::move(so));
+    log.info("sharding on", {{"ring", opts.sharding_ring},
+                             {"leaseNamespace", lease_namespace()},
+                             {"lease", shard->lease_name()},
+                             // The server-side shardSelector is not used yet: each
+                             // replica caches every object and gates keys by hash.
+                             {"filtering", "client: keys gated by hash"}});
+    install_write_guard();
+    add_entry(shard.get(), nullptr, runtime::runnable_kind::background);
+    probes.healthz().add("sharding", [this]() -> std::optional<std::string> {
+        if (shard_lost.empty()) return std::nullopt;
+        return "sharding ring membership ended: " + shard_lost;
+    });
+}
+
+// Gained ranges: queue the cached keys that are ours now (a resync of the
+// share; their events were dropped while another replica owned them).
+void manager::impl::shard_changed(const runtime::hash_ranges& active) {
+    const auto gained = runtime::subtract(active, shard_active);
+    shard_active = active;
+    log.info("shard share changed", {{"ring", opts.sharding_ring},
+                                     {"ranges", static_cast<std::int64_t>(active.size())},
+                                     {"fraction", runtime::fraction_of_space(active)}});
+    // One pass per controller: recount what is ours, queue what was gained.
+    for (auto& sc : sharded) {
+        sc.owned = 0;
+        for (const auto& obj : sc.primary->cache().list()) {
+            const auto uid = uid_of(*obj);
+            if (uid.empty()) continue;
+            const auto h = runtime::fnv1a64(uid);
+            if (!runtime::contains(active, h)) continue;
+            ++sc.owned;
+            if (runtime::contains(gained, h)) sc.ctl->enqueue_hashed(key_of(*obj), h);
+        }
+        metrics.set_shard_owned_keys(sc.name, sc.owned);
+    }
+}
+
+// Dropped ranges: every sharded controller takes their keys out of its
+// queue; once none runs a reconcile of them, the member may release them.
+void manager::impl::shard_dropped(const runtime::hash_ranges& ranges) {
+    shard_active = runtime::subtract(shard_active, ranges);
+    for (auto& sc : sharded) {
+        sc.owned = 0;
+        for (const auto& obj : sc.primary->cache().list()) {
+            const auto uid = uid_of(*obj);
+            if (!uid.empty() && runtime::contains(shard_active, runtime::fnv1a64(uid))) ++sc.owned;
+        }
+        metrics.set_shard_owned_keys(sc.name, sc.owned);
+    }
+    if (sharded.empty()) {
+        shard->drained(ranges);
+        return;
+    }
+    auto left = std::make_shared<std::size_t>(sharded.size());
+    auto* member = shard.get();
+    for (auto& sc : sharded) {
+        sc.ctl->drop_ranges(ranges, [left, member, ranges] {
+            if (--*left == 0) member->drained(ranges);
+        });
+    }
 }
 
 // The main coroutine: feeds run, then sleeps until the fsm finishes, waking
@@ -618,6 +737,7 @@ result<std::unique_ptr<manager>> manager::create(manager_options opts, manager_s
         return std::string("informers have not synced yet");
     });
     s.probes.healthz().add("watchdog", [raw]() { return raw->dog.check(raw->clk->now()); });
+    if (!s.opts.sharding_ring.empty()) s.start_sharding();
 
     return std::unique_ptr<manager>(new manager(std::move(p)));
 }
@@ -768,5 +888,28 @@ std::optional<tcp::endpoint> manager::probe_endpoint() const {
     return impl_->probe_srv->local_endpoint();
 }
 runtime::leader_elector* manager::elector() noexcept { return impl_->elector.get(); }
+runtime::shard_member* manager::shard() noexcept { return impl_->shard.get(); }
+
+void manager::add_sharded(runtime::controller& c, runtime::informer& primary) {
+    auto& s = *impl_;
+    auto& sc = s.sharded.emplace_back(impl::sharded_controller{&c, &primary, std::string(c.name()), 0});
+    s.metrics.shard_controller_added(sc.name);
+    // The owned count follows adds and deletes between share changes (a
+    // uid never changes, so updates do not move it).
+    auto* ip = impl_.get();
+    auto owned_delta = [ip, &sc](const object_ptr& o, std::int64_t d) {
+        if (!o) return;
+        const auto uid = uid_of(*o);
+        if (uid.empty() || !runtime::contains(ip->shard_active, runtime::fnv1a64(uid))) return;
+        sc.owned += d;
+        ip->metrics.set_shard_owned_keys(sc.name, sc.owned);
+    };
+    runtime::event_handlers h;
+    h.reads_old_object = false;
+    h.on_add = [owned_delta](const object_ptr& o) { owned_delta(o, 1); };
+    h.on_delete = [owned_delta](const object_ptr& o, bool) { owned_delta(o, -1); };
+    primary.add_handlers(std::move(h));
+    s.log.info("controller sharded", {{"controller", std::string(c.name())}, {"ring", s.opts.sharding_ring}});
+}
 
 } // namespace kcoro::server

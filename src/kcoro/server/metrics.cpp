@@ -145,6 +145,14 @@ struct metrics_registry::impl final : request_metrics {
     Family<Histogram>& shard_handover_duration =
         histogram(reg, "kcoro_shard_handover_duration_seconds",
                   "Time from a membership change to this replica's active ranges matching its new share, by ring.");
+    Family<Counter>& shard_unowned =
+        counter(reg, "kcoro_shard_unowned_events_total",
+                "Keys of watch events not queued, or queued keys not started, because another replica of the "
+                "sharding ring owns them, by controller.");
+    Family<Gauge>& shard_owned_keys =
+        gauge(reg, "kcoro_shard_owned_keys",
+              "Cached objects of a controller's primary resource whose hash is in this replica's active ranges "
+              "of the sharding ring, by controller.");
     Counter& leader_write_refused =
         counter(reg, "kcoro_leader_write_refused_total",
                 "Writes refused unsent because the local lease validity had passed (a stalled leader).")
@@ -340,6 +348,16 @@ void metrics_registry::set_leader(std::string_view lease_name, bool leading) {
     impl_->leader.Add({{"name", str(lease_name)}}).Set(leading ? 1.0 : 0.0);
 }
 
+void metrics_registry::shard_unowned_event(std::string_view controller) {
+    impl_->shard_unowned.Add({{"controller", std::string(controller)}}).Increment();
+}
+void metrics_registry::set_shard_owned_keys(std::string_view controller, std::int64_t keys) {
+    impl_->shard_owned_keys.Add({{"controller", std::string(controller)}}).Set(static_cast<double>(keys));
+}
+void metrics_registry::shard_controller_added(std::string_view controller) {
+    impl_->shard_owned_keys.Add({{"controller", std::string(controller)}}).Set(0);
+    impl_->shard_unowned.Add({{"controller", std::string(controller)}});
+}
 void metrics_registry::leader_write_refused() { impl_->leader_write_refused.Increment(); }
 
 void metrics_registry::set_caches_synced(bool synced) {

@@ -11,6 +11,7 @@
 #include <boost/asio/io_context.hpp>
 #include <doctest/doctest.h>
 
+#include <functional>
 #include <map>
 #include <regex>
 #include <stdexcept>
@@ -66,7 +67,8 @@ struct harness {
     std::shared_ptr<std::optional<bool>> finished;
     asio::cancellation_signal cancel;
 
-    explicit harness(std::size_t max_concurrent = 1) {
+    explicit harness(std::size_t max_concurrent = 1,
+                     const std::function<void(kcoro::runtime::controller_options&)>& tweak = {}) {
         kcoro::runtime::controller_options o;
         o.name = "test";
         o.max_concurrent_reconciles = max_concurrent;
@@ -74,6 +76,7 @@ struct harness {
         o.metrics = metrics;
         std::uint64_t n = 0;
         o.random = [n]() mutable { return ++n * 0x9e3779b97f4a7c15ULL; };
+        if (tweak) tweak(o);
         ctl = std::make_unique<kcoro::runtime::controller>(ioc.get_executor(), clk, std::move(o),
                                                           [this](const object_key& k) { return reconcile(k); });
     }
@@ -586,4 +589,121 @@ TEST_CASE("writes reported through the context are counted; no-op writes and a h
     ioc.restart();
     ioc.poll();
     CHECK(finished->has_value());
+}
+
+namespace {
+
+// A sharded controller: `cache` stands for the primary cache's uid hashes,
+// `owned` for the ring's gate (may_reconcile now).
+struct sharded_harness {
+    std::map<object_key, std::uint64_t> cache;
+    std::function<bool(std::uint64_t)> owned = [](std::uint64_t h) { return h < 100; };
+    int unowned_events = 0;
+    harness h;
+    explicit sharded_harness(std::size_t max_concurrent = 1)
+        : h(max_concurrent, [this](kcoro::runtime::controller_options& o) {
+              o.sharding.owns = [this](std::uint64_t x) { return owned(x); };
+              o.sharding.hash_of = [this](const object_key& k) -> std::optional<std::uint64_t> {
+                  auto it = cache.find(k);
+                  if (it == cache.end()) return std::nullopt;
+                  return it->second;
+              };
+              o.sharding.on_unowned = [this] { ++unowned_events; };
+          }) {}
+};
+
+} // namespace
+
+TEST_CASE("sharded: only keys whose hash this replica owns are queued; unknown hashes are not queued") {
+    sharded_harness s;
+    auto& h = s.h;
+    const object_key mine{"ns", "mine"}, theirs{"ns", "theirs"}, gone{"ns", "gone"}, unknown{"ns", "unknown"};
+    s.cache[mine] = 5;
+    s.cache[theirs] = 500;
+    h.start();
+    CHECK(h.ctl->sharded());
+    h.ctl->enqueue(mine);
+    h.ctl->enqueue(theirs);
+    h.ctl->enqueue_hashed(gone, 7);     // deleted: not cached, its hash told by the event
+    h.ctl->enqueue_hashed(mine, 900);   // an event naming another owner's hash for a key...
+    h.ctl->enqueue(unknown);            // not cached, no hash: nothing of ours
+    h.ctl->enqueue_after(theirs, 1ms);
+    h.advance(1ms);
+    CHECK(h.starts[mine] == 1);
+    CHECK(h.starts[gone] == 1);
+    CHECK(h.starts.count(theirs) == 0);
+    CHECK(h.starts.count(unknown) == 0);
+    CHECK(s.unowned_events == 3);  // theirs twice, mine's foreign hash once
+    CHECK(h.ctl->stats().unowned == 3);
+    CHECK(h.ctl->queue().queue().len() == 0);
+    h.ctl->stop();
+    h.settle();
+    CHECK(h.done());
+}
+
+TEST_CASE("sharded: the gate is checked when a reconcile starts, not only when it is queued") {
+    sharded_harness s;  // one worker
+    auto& h = s.h;
+    s.cache[a] = 1;
+    s.cache[b] = 2;
+    h.script[a] = {{10ms}};
+    h.start();
+    h.ctl->enqueue(a);
+    h.ctl->enqueue(b);  // queued while owned
+    h.settle();
+    CHECK(h.starts[a] == 1);
+    s.owned = [](std::uint64_t x) { return x != 2; };  // b's range lost (or the validity passed) meanwhile
+    h.advance(10ms);
+    CHECK(h.starts.count(b) == 0);
+    CHECK(h.ctl->stats().unowned == 1);
+    CHECK(h.ctl->idle());
+    h.ctl->stop();
+    h.settle();
+    CHECK(h.done());
+}
+
+TEST_CASE("sharded: drop_ranges takes the range's keys out of the queue and reports drained once its reconcile in flight ended") {
+    sharded_harness s(2);
+    auto& h = s.h;
+    const object_key c{"ns", "c"}, d{"ns", "d"};
+    s.cache[a] = 10;   // in the dropped range, in flight
+    s.cache[b] = 20;   // in the dropped range, queued behind
+    s.cache[c] = 90;   // kept, in flight
+    s.cache[d] = 95;   // kept, queued
+    h.script[a] = {{50ms}};
+    h.script[c] = {{80ms}};
+    h.start();
+    h.ctl->enqueue(a);
+    h.ctl->enqueue(c);
+    h.settle();
+    h.ctl->enqueue(b);
+    h.ctl->enqueue(d);
+    h.ctl->enqueue(a);  // a rerun pending behind the one in flight
+    h.settle();
+    REQUIRE(h.now_in_flight == 2);
+    const kcoro::runtime::hash_ranges dropped{{0, 49}};
+    CHECK(h.ctl->in_flight_in(dropped) == 1);
+    s.owned = [](std::uint64_t x) { return x >= 50 && x < 100; };  // the ring drops [0, 49] first
+    int drained = 0;
+    h.ctl->drop_ranges(dropped, [&] { ++drained; });
+    h.settle();
+    CHECK(drained == 0);                          // a still runs
+    CHECK(h.ctl->queue().queue().len() == 1);     // d only
+    h.advance(49ms);
+    CHECK(drained == 0);
+    h.advance(1ms);                               // a ends
+    CHECK(drained == 1);
+    CHECK(h.ctl->in_flight_in(dropped) == 0);
+    h.advance(100ms);
+    CHECK(h.starts[a] == 1);                      // its rerun was dropped
+    CHECK(h.starts.count(b) == 0);
+    CHECK(h.starts[d] == 1);
+    CHECK(h.overlap_violations == 0);
+    // Nothing of the range in flight: drained at once.
+    int again = 0;
+    h.ctl->drop_ranges({{0, 49}}, [&] { ++again; });
+    CHECK(again == 1);
+    h.ctl->stop();
+    h.settle();
+    CHECK(h.done());
 }

@@ -236,3 +236,32 @@ TEST_CASE("metrics: adds, depth, latency, work duration, unfinished work, retrie
     q.add_rate_limited(a, t0 + 6s);
     CHECK(m.retries == 1);
 }
+
+TEST_CASE("remove_if: queued, waiting and rerun-pending keys leave; a processing key finishes without a rerun") {
+    recording_metrics m;
+    kcoro::runtime::work_queue_options o;
+    o.limiter.bucket.reset();
+    o.metrics = &m;
+    work_queue q(o);
+    const object_key d{"ns", "d"};
+    q.add(a, t0);
+    REQUIRE(q.get(t0) == a);  // a processing
+    q.add(a, t0);             // ... and dirty: done() would queue it again
+    q.add(b, t0);
+    q.add(c, t0);
+    q.add_after(d, 1s, t0);
+    q.add_rate_limited(b, t0);  // b's backoff counted
+    REQUIRE(q.num_requeues(b) == 1);
+    auto dropped = [&](const object_key& k) { return k == a || k == b || k == d; };
+    CHECK(q.remove_if(dropped) == 3);
+    CHECK(q.len() == 1);
+    CHECK(m.depth == 1);
+    CHECK(q.num_waiting() == 0);
+    CHECK(q.num_requeues(b) == 0);
+    CHECK(q.is_processing(a));
+    CHECK_FALSE(q.is_dirty(a));
+    q.done(a, t0);
+    CHECK(q.get(t0) == c);
+    CHECK(q.get(t0 + 2s) == std::nullopt);  // d's delayed add is gone too
+    CHECK(q.remove_if(dropped) == 0);
+}

@@ -32,6 +32,7 @@ TEST_CASE("defaults are kubebuilder's") {
     CHECK(f.opts.log_level == "info");
     CHECK(f.opts.log_format == "json");
     CHECK(f.opts.metrics_enabled());
+    CHECK(f.opts.sharding_ring.empty());  // sharding off
     CHECK(validate(f.opts));
 }
 
@@ -41,7 +42,8 @@ TEST_CASE("both --flag value and --flag=value, single dash too") {
         "--kubeconfig", "/tmp/kc", "--metrics-bind-address=0", "-health-probe-bind-address", "127.0.0.1:9440",
         "--leader-elect", "--leader-election-id=gw-lock", "--leader-election-namespace", "ops", "--namespace=apps",
         "--max-concurrent-reconciles", "4", "--sync-period=1m30s", "--log-level", "trace", "--log-format=console",
-        "--graceful-shutdown-timeout", "45s", "--registry-namespace=reg", "--metrics-secure=false"});
+        "--graceful-shutdown-timeout", "45s", "--registry-namespace=reg", "--metrics-secure=false",
+        "--sharding-ring=mirror"});
     REQUIRE(r);
     CHECK(*r == parse_outcome::run);
     CHECK(f.opts.kubeconfig == "/tmp/kc");
@@ -58,6 +60,7 @@ TEST_CASE("both --flag value and --flag=value, single dash too") {
     CHECK(f.opts.log_format == "console");
     CHECK(f.opts.graceful_shutdown_timeout == 45s);
     CHECK(f.registry_namespace == "reg");
+    CHECK(f.opts.sharding_ring == "mirror");
     CHECK_FALSE(f.opts.metrics_secure);
     CHECK(f.flags.was_set("sync-period"));
     CHECK_FALSE(f.flags.was_set("kubeconfig-x"));
@@ -122,6 +125,17 @@ TEST_CASE("validate catches what single flags cannot") {
     CHECK_FALSE(validate(o));
     o.metrics_bind_address = "[::1]:8080";
     CHECK(validate(o));
+    // --sharding-ring: a DNS-1123 label short enough for "<ring>-<16 hex>" Lease names.
+    o.sharding_ring = "mirror";
+    CHECK(validate(o));
+    for (const std::string& bad : {std::string("Mirror"), std::string("mirror_1"), std::string("-mirror"), std::string(47, 'a')}) {
+        o.sharding_ring = bad;
+        auto e = validate(o);
+        REQUIRE_FALSE(e);
+        CHECK(e.error().message().find("--sharding-ring") != std::string::npos);
+    }
+    o.sharding_ring = std::string(46, 'a');
+    CHECK(validate(o));
 }
 
 TEST_CASE("--help and usage text document every flag") {
@@ -132,7 +146,7 @@ TEST_CASE("--help and usage text document every flag") {
     for (auto name : {"kubeconfig", "metrics-bind-address", "health-probe-bind-address", "leader-elect",
                       "leader-election-namespace", "leader-election-id", "metrics-secure", "namespace",
                       "max-concurrent-reconciles", "sync-period", "log-level", "log-format",
-                      "graceful-shutdown-timeout", "registry-namespace"})
+                      "graceful-shutdown-timeout", "registry-namespace", "sharding-ring"})
         CHECK_MESSAGE(u.find(std::string("  --") + name) != std::string::npos, name);
     CHECK(u.find("  --metrics-bind-address string\n") != std::string::npos);
     CHECK(u.find("(default \":8080\")") != std::string::npos);

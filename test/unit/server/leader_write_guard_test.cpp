@@ -42,3 +42,19 @@ TEST_CASE("the manager's own Lease, Events and authentication reviews pass; ever
     CHECK_FALSE(exempt(http_method::post, "/api/v1/namespaces/events/configmaps"));  // a namespace named "events"
     CHECK_FALSE(exempt(http_method::post, "/api/v1/namespaces/default/eventsx"));
 }
+
+TEST_CASE("sharding: the ring member's Lease writes pass; other Leases and the controllers' writes are guarded") {
+    using kcoro::server::shard_write_exempt;
+    const std::string leases = "/apis/coordination.k8s.io/v1/namespaces/ops/leases";
+    auto ex = [](http_method m, const std::string& t) { return shard_write_exempt(req(m, t), "ops", "mirror"); };
+    CHECK(ex(http_method::post, leases));                                  // the create of its Lease
+    CHECK(ex(http_method::put, leases + "/mirror-0123456789abcdef"));      // renewal
+    CHECK(ex(http_method::put, leases + "/mirror-fedcba9876543210?x=1"));  // a reap of another member
+    CHECK_FALSE(ex(http_method::put, leases + "/mirrorx-0123456789abcdef"));
+    CHECK_FALSE(ex(http_method::put, leases + "/gw-lock"));
+    CHECK_FALSE(ex(http_method::put, "/apis/coordination.k8s.io/v1/namespaces/dev/leases/mirror-0123456789abcdef"));
+    CHECK_FALSE(ex(http_method::delete_, leases));
+    CHECK_FALSE(ex(http_method::put, leases + "/mirror-01/status"));
+    CHECK_FALSE(ex(http_method::post, "/api/v1/namespaces/default/configmaps"));
+    CHECK_FALSE(shard_write_exempt(req(http_method::post, leases), "ops", ""));  // no ring
+}

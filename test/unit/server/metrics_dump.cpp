@@ -32,6 +32,9 @@ int main() {
     auto sh = reg.make_shard_metrics("gateway");
     sh->set_members(3);
     sh->handover_done(3.5);
+    reg.shard_controller_added("gateway");
+    reg.set_shard_owned_keys("gateway", 40);
+    reg.shard_unowned_event("gateway");
     std::cout << reg.serialize();
     return 0;
 }

@@ -307,3 +307,21 @@ TEST_CASE("shard metrics bind the ring label") {
     CHECK(e.find("kcoro_shard_handover_duration_seconds_bucket", {{"ring", "mirror"}, {"le", "32"}})->value == "2");
     CHECK(e.find("kcoro_shard_handover_duration_seconds_count", {{"ring", "mirror"}})->value == "2");
 }
+
+TEST_CASE("a sharded controller's owned keys and unowned events, exported at 0 from the start") {
+    metrics_registry reg(false);
+    auto e = parse(reg.serialize());
+    CHECK_FALSE(e.find("kcoro_shard_owned_keys", {{"controller", "mirror"}}));
+    reg.shard_controller_added("mirror");
+    e = parse(reg.serialize());
+    CHECK(e.type["kcoro_shard_owned_keys"] == "gauge");
+    CHECK(e.find("kcoro_shard_owned_keys", {{"controller", "mirror"}})->value == "0");
+    CHECK(e.type["kcoro_shard_unowned_events_total"] == "counter");
+    CHECK(e.find("kcoro_shard_unowned_events_total", {{"controller", "mirror"}})->value == "0");
+    reg.set_shard_owned_keys("mirror", 41);
+    reg.shard_unowned_event("mirror");
+    reg.shard_unowned_event("mirror");
+    e = parse(reg.serialize());
+    CHECK(e.find("kcoro_shard_owned_keys", {{"controller", "mirror"}})->value == "41");
+    CHECK(e.find("kcoro_shard_unowned_events_total", {{"controller", "mirror"}})->value == "2");
+}
