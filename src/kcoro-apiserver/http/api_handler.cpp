@@ -133,6 +133,18 @@ result<json::object> parse_body(std::string_view body, std::string_view content_
     return std::move(v.get_object());
 }
 
+/// One `Warning: 299 - "<text>"` header per warning, as warning.AddWarning sends them.
+void add_warning_headers(http_response& out, const std::vector<std::string>& warnings) {
+    for (const auto& w : warnings) {
+        std::string text = "299 - \"";
+        for (char c : w) {
+            if (c == '"' || c == '\\') text += '\\';
+            text += c;
+        }
+        out.headers.emplace_back("Warning", text + "\"");
+    }
+}
+
 bool is_protobuf(std::string_view content_type) {
     return boost::algorithm::istarts_with(content_type, "application/vnd.kubernetes.protobuf");
 }
@@ -533,6 +545,7 @@ asio::awaitable<http_reply> api_handler::handle_resource(http_request& req, rout
     ctx.warnings = &warnings;
     if (r.subresource == "scale") {
         auto out = co_await handle_scale(req, r, ctx, media);
+        if (auto* resp = std::get_if<http_response>(&out)) add_warning_headers(*resp, warnings);
         if (drop_after) co_return io::http_drop{};
         co_return out;
     }
@@ -669,14 +682,7 @@ asio::awaitable<http_reply> api_handler::handle_resource(http_request& req, rout
     }
     // The store's warnings (unknown fields under fieldValidation=Warn), one
     // `Warning: 299 - "<text>"` header each, as warning.AddWarning sends them.
-    for (const auto& w : warnings) {
-        std::string text = "299 - \"";
-        for (char c : w) {
-            if (c == '"' || c == '\\') text += '\\';
-            text += c;
-        }
-        out.headers.emplace_back("Warning", text + "\"");
-    }
+    add_warning_headers(out, warnings);
     if (drop_after) {
         log({{"level", "warn"}, {"msg", "fault: dropping the answer after the write"}, {"path", r.path},
              {"code", out.status}});
@@ -705,7 +711,17 @@ asio::awaitable<http_reply> api_handler::handle_scale(http_request& req, route& 
     }
     json::object wanted;
     if (r.verb == "update") {
-        auto b = parse_body(req.body, req.header("content-type"));
+        // The Scale subresource decodes autoscaling/v1 Scale (JSON, YAML or protobuf).
+        auto b = is_protobuf(req.header("content-type"))
+                     ? [&]() -> result<json::object> {
+                           auto d = decode_protobuf_body(req.body, "autoscaling", "v1", "Scale");
+                           if (!d) return d.error();
+                           for (const auto& s : d->skipped) {
+                               ctx.warnings->push_back("kcoro-apiserver does not decode this protobuf field, dropped: " + s);
+                           }
+                           return std::move(d->object);
+                       }()
+                     : parse_body(req.body, req.header("content-type"));
         if (!b) co_return status_response(b.error());
         const endpoint_kind ep{"autoscaling", "v1", "Scale", false};
         if (auto k = check_body_kind(ep, *b, store_.registry()); !k) co_return status_response(k.error());

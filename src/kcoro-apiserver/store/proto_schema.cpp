@@ -1,5 +1,5 @@
 // Tables written from the public API's field numbers and Go struct tags
-// (k8s.io/api v0.32 core/v1 and apps/v1 types.go / generated.proto,
+// (k8s.io/api v0.32 core/v1, apps/v1, coordination/v1, events/v1 and autoscaling/v1 types.go / generated.proto,
 // k8s.io/apimachinery v0.32 pkg/apis/meta/v1). Order is the Go struct's, so
 // the decoded JSON keeps Go's key order. Commented numbers are fields of the
 // real message that kcoro does not decode yet (skipped with a warning).
@@ -481,6 +481,80 @@ constexpr field_desc HostAlias[] = {
 constexpr field_desc PodSchedulingGate[] = {
     {1, "name", "Name", k::string, "", 0},
 };
+constexpr field_desc Lease[] = {
+    {1, "metadata", "ObjectMeta", k::message, "ObjectMeta", omit},
+    {2, "spec", "Spec", k::message, "LeaseSpec", omit},
+};
+constexpr field_desc LeaseSpec[] = {
+    {1, "holderIdentity", "HolderIdentity", k::string, "", ptr|omit},
+    {2, "leaseDurationSeconds", "LeaseDurationSeconds", k::int32, "", ptr|omit},
+    {3, "acquireTime", "AcquireTime", k::micro_time, "", ptr|omit},
+    {4, "renewTime", "RenewTime", k::micro_time, "", ptr|omit},
+    {5, "leaseTransitions", "LeaseTransitions", k::int32, "", ptr|omit},
+    {6, "strategy", "Strategy", k::string, "", ptr|omit},
+    {7, "preferredHolder", "PreferredHolder", k::string, "", ptr|omit},
+};
+// core/v1 Event (client-go's record.EventRecorder writes these).
+constexpr field_desc Event[] = {
+    {1, "metadata", "ObjectMeta", k::message, "ObjectMeta", 0},
+    {2, "involvedObject", "InvolvedObject", k::message, "ObjectReference", 0},
+    {3, "reason", "Reason", k::string, "", omit},
+    {4, "message", "Message", k::string, "", omit},
+    {5, "source", "Source", k::message, "EventSource", omit},
+    {6, "firstTimestamp", "FirstTimestamp", k::time, "", omit},
+    {7, "lastTimestamp", "LastTimestamp", k::time, "", omit},
+    {8, "count", "Count", k::int32, "", omit},
+    {9, "type", "Type", k::string, "", omit},
+    {10, "eventTime", "EventTime", k::micro_time, "", omit},
+    {11, "series", "Series", k::message, "EventSeries", ptr|omit},
+    {12, "action", "Action", k::string, "", omit},
+    {13, "related", "Related", k::message, "ObjectReference", ptr|omit},
+    {14, "reportingComponent", "ReportingController", k::string, "", 0},
+    {15, "reportingInstance", "ReportingInstance", k::string, "", 0},
+};
+constexpr field_desc EventSource[] = {
+    {1, "component", "Component", k::string, "", omit},
+    {2, "host", "Host", k::string, "", omit},
+};
+constexpr field_desc EventSeries[] = {
+    {1, "count", "Count", k::int32, "", omit},
+    {2, "lastObservedTime", "LastObservedTime", k::micro_time, "", omit},
+};
+// events.k8s.io/v1 Event (client-go's tools/events recorder writes these).
+constexpr field_desc EventsV1Event[] = {
+    {1, "metadata", "ObjectMeta", k::message, "ObjectMeta", 0},
+    {2, "eventTime", "EventTime", k::micro_time, "", 0},
+    {3, "series", "Series", k::message, "EventsV1EventSeries", ptr|omit},
+    {4, "reportingController", "ReportingController", k::string, "", omit},
+    {5, "reportingInstance", "ReportingInstance", k::string, "", omit},
+    {6, "action", "Action", k::string, "", omit},
+    {7, "reason", "Reason", k::string, "", omit},
+    {8, "regarding", "Regarding", k::message, "ObjectReference", omit},
+    {9, "related", "Related", k::message, "ObjectReference", ptr|omit},
+    {10, "note", "Note", k::string, "", omit},
+    {11, "type", "Type", k::string, "", omit},
+    {12, "deprecatedSource", "DeprecatedSource", k::message, "EventSource", omit},
+    {13, "deprecatedFirstTimestamp", "DeprecatedFirstTimestamp", k::time, "", omit},
+    {14, "deprecatedLastTimestamp", "DeprecatedLastTimestamp", k::time, "", omit},
+    {15, "deprecatedCount", "DeprecatedCount", k::int32, "", omit},
+};
+constexpr field_desc EventsV1EventSeries[] = {
+    {1, "count", "Count", k::int32, "", 0},
+    {2, "lastObservedTime", "LastObservedTime", k::micro_time, "", 0},
+};
+// autoscaling/v1 Scale (the deployments/scale subresource; client-go's UpdateScale).
+constexpr field_desc Scale[] = {
+    {1, "metadata", "ObjectMeta", k::message, "ObjectMeta", omit},
+    {2, "spec", "Spec", k::message, "ScaleSpec", omit},
+    {3, "status", "Status", k::message, "ScaleStatus", omit},
+};
+constexpr field_desc ScaleSpec[] = {
+    {1, "replicas", "Replicas", k::int32, "", omit},
+};
+constexpr field_desc ScaleStatus[] = {
+    {1, "replicas", "Replicas", k::int32, "", 0},
+    {2, "selector", "Selector", k::string, "", omit},
+};
 // clang-format on
 
 #define KCORO_MESSAGE(name) message_desc{#name, name}
@@ -505,7 +579,9 @@ constexpr std::array messages{
     KCORO_MESSAGE(HTTPGetAction), KCORO_MESSAGE(HTTPHeader), KCORO_MESSAGE(TCPSocketAction),
     KCORO_MESSAGE(GRPCAction), KCORO_MESSAGE(Toleration), KCORO_MESSAGE(DeleteOptions),
     KCORO_MESSAGE(Preconditions), KCORO_MESSAGE(PodOS), KCORO_MESSAGE(PodReadinessGate),
-    KCORO_MESSAGE(HostAlias), KCORO_MESSAGE(PodSchedulingGate),
+    KCORO_MESSAGE(HostAlias), KCORO_MESSAGE(PodSchedulingGate), KCORO_MESSAGE(Lease), KCORO_MESSAGE(LeaseSpec),
+    KCORO_MESSAGE(Event), KCORO_MESSAGE(EventSource), KCORO_MESSAGE(EventSeries), KCORO_MESSAGE(EventsV1Event),
+    KCORO_MESSAGE(EventsV1EventSeries), KCORO_MESSAGE(Scale), KCORO_MESSAGE(ScaleSpec), KCORO_MESSAGE(ScaleStatus),
 };
 #undef KCORO_MESSAGE
 
@@ -517,6 +593,8 @@ constexpr std::array kinds{
     kind_entry{"", "ConfigMap", "ConfigMap"},       kind_entry{"", "Secret", "Secret"},
     kind_entry{"", "Namespace", "Namespace"},       kind_entry{"", "ServiceAccount", "ServiceAccount"},
     kind_entry{"", "Service", "Service"},           kind_entry{"apps", "Deployment", "Deployment"},
+    kind_entry{"coordination.k8s.io", "Lease", "Lease"}, kind_entry{"", "Event", "Event"},
+    kind_entry{"events.k8s.io", "Event", "EventsV1Event"}, kind_entry{"autoscaling", "Scale", "Scale"},
     // Registered in every group version (metav1.AddToGroupVersion).
     kind_entry{"*", "DeleteOptions", "DeleteOptions"},
 };

@@ -4,7 +4,8 @@
 // JSON object a Go client's JSON body would have been.
 //
 // Field names and numbers are the public API's (k8s.io/api/core/v1 and
-// apps/v1 generated.proto and types.go, apimachinery meta/v1, v1.32),
+// apps/v1, coordination/v1, events/v1 generated.proto and types.go,
+// apimachinery meta/v1, v1.32),
 // written here as tables; fields a table lists as "not decoded" are skipped
 // (the caller warns).
 //
@@ -25,6 +26,7 @@ enum class field_kind : std::uint8_t {
     boolean,        // varint
     message,        // a nested message: field_desc::message names its table
     time,           // metav1.Time {seconds = 1, nanos = 2}: RFC 3339 (seconds) or null
+    micro_time,     // metav1.MicroTime: the same message, RFC 3339 with microseconds
     int_or_string,  // intstr.IntOrString {type = 1, intVal = 2, strVal = 3}
     quantity,       // resource.Quantity {string = 1}
     fields_v1,      // metav1.FieldsV1 {Raw = 1}: its bytes are JSON

@@ -103,12 +103,15 @@ void civil_from_days(std::int64_t z, std::int64_t& y, unsigned& m, unsigned& d) 
 }
 
 /// metav1.Time from its Timestamp bytes: Unmarshal keeps the seconds only;
-/// MarshalJSON writes null for the zero time, RFC 3339 in UTC otherwise, and
-/// fails outside the years 0 to 9999.
-std::variant<json::value, std::string> time_value(std::string_view bytes) {
+/// MarshalJSON writes null for the zero time, RFC 3339 in UTC otherwise
+/// (apimachinery pkg/apis/meta/v1/time.go). metav1.MicroTime (`micro`) keeps the
+/// nanoseconds truncated to microseconds (micro_time_proto.go) and writes
+/// RFC3339Micro.
+std::variant<json::value, std::string> time_value(std::string_view bytes, bool micro = false) {
     if (bytes.empty()) return json::value(nullptr);
     wire_reader r(bytes);
     std::int64_t seconds = 0;
+    std::int32_t nanos = 0;
     while (!r.at_end()) {
         std::uint64_t field = 0;
         int wire = 0;
@@ -120,21 +123,49 @@ std::variant<json::value, std::string> time_value(std::string_view bytes) {
             std::uint64_t v = 0;
             if (!r.read_varint(v)) return r.error();
             if (field == 1) seconds = static_cast<std::int64_t>(v);
+            else nanos = static_cast<std::int32_t>(v);
         } else if (!r.skip(wire)) {
             return r.error();
         }
     }
+    std::int64_t micros = 0;
+    if (micro) {
+        // time.Unix normalizes nanoseconds outside [0, 1e9) into the seconds.
+        std::int64_t us = nanos / 1000;  // Duration.Truncate: toward zero
+        seconds += us / 1000000;
+        us %= 1000000;
+        if (us < 0) {
+            us += 1000000;
+            --seconds;
+        }
+        micros = us;
+    }
     constexpr std::int64_t zero_time = -62135596800;  // 0001-01-01T00:00:00Z, Go's time.Time{}
-    if (seconds == zero_time) return json::value(nullptr);
+    if (seconds == zero_time && micros == 0) return json::value(nullptr);
+    // time.Unix's range is wider than any year a client means; beyond ±1e15
+    // seconds the day arithmetic would overflow, so such times are refused.
+    if (seconds < -1000000000000000LL || seconds > 1000000000000000LL) {
+        return std::string("kcoro: time out of range");
+    }
     const std::int64_t days = seconds >= 0 ? seconds / 86400 : -((-seconds + 86399) / 86400);
     const std::int64_t rem = seconds - days * 86400;
     std::int64_t y = 0;
     unsigned m = 0, d = 0;
     civil_from_days(days, y, m, d);
-    if (y < 0 || y > 9999) return std::string("Time.MarshalJSON: year outside of range [0,9999]");
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%04d-%02u-%02uT%02d:%02d:%02dZ", static_cast<int>(y), m, d,
-                  static_cast<int>(rem / 3600), static_cast<int>(rem / 60 % 60), static_cast<int>(rem % 60));
+    // Time.MarshalJSON / MicroTime.MarshalJSON: UTC, RFC3339 or RFC3339Micro;
+    // Go's layout writes a year outside 0..9999 as "-0044" or "12345" (the
+    // store's time check then refuses it as a JSON body's would be).
+    char buf[64];
+    const char* sign = y < 0 ? "-" : "";
+    const long long year = y < 0 ? -y : y;
+    if (micro) {
+        std::snprintf(buf, sizeof buf, "%s%04lld-%02u-%02uT%02d:%02d:%02d.%06dZ", sign, year, m, d,
+                      static_cast<int>(rem / 3600), static_cast<int>(rem / 60 % 60), static_cast<int>(rem % 60),
+                      static_cast<int>(micros));
+    } else {
+        std::snprintf(buf, sizeof buf, "%s%04lld-%02u-%02uT%02d:%02d:%02dZ", sign, year, m, d,
+                      static_cast<int>(rem / 3600), static_cast<int>(rem / 60 % 60), static_cast<int>(rem % 60));
+    }
     return json::value(json::string(buf));
 }
 
@@ -337,6 +368,8 @@ std::variant<json::object, std::string> decode_proto_message(std::string_view by
             switch (f.kind) {
             case field_kind::time:
                 return time_value(b);
+            case field_kind::micro_time:
+                return time_value(b, true);
             case field_kind::int_or_string:
                 return int_or_string_value(b);
             case field_kind::quantity:

@@ -209,10 +209,42 @@ TEST_CASE("truncated and malformed bodies: the real server's 400 texts, never a 
     CHECK(in_object(varint(95 << 3 | 3) + vi(1, 1)) == prefix + "unexpected EOF");  // a group never closed
     CHECK(in_object("\x0a" + std::string(9, '\xff') + "\x01") ==
           prefix + "proto: negative length found during unmarshaling");
-    CHECK(in_object(ld(1, ld(8, vi(1, static_cast<std::uint64_t>(-99999999999LL))))) ==
-          prefix + "Time.MarshalJSON: year outside of range [0,9999]");
     CHECK(in_object(ld(1, ld(17, ld(7, ld(1, "{not json")))))
               .starts_with(prefix + "json: error calling MarshalJSON for type *v1.FieldsV1"));
+}
+
+TEST_CASE("times: seconds only for Time, microseconds for MicroTime, Go's year layout outside 0..9999") {
+    // A Lease as client-go's leader election writes it (MicroTime renewTime, nanoseconds truncated).
+    std::string spec = ld(1, "me") + vi(2, 15) + ld(3, vi(1, 1767323045) + vi(2, 123456789)) +
+                       ld(4, vi(1, 1767323045) + vi(2, 999)) + vi(5, 0);
+    CHECK(decode_ok(envelope("coordination.k8s.io/v1", "Lease", ld(1, ld(1, "l")) + ld(2, spec)), "coordination.k8s.io",
+                    "Lease") ==
+          R"({"kind":"Lease","apiVersion":"coordination.k8s.io/v1","metadata":{"name":"l","creationTimestamp":null},)"
+          R"("spec":{"holderIdentity":"me","leaseDurationSeconds":15,"acquireTime":"2026-01-02T03:04:05.123456Z",)"
+          R"("renewTime":"2026-01-02T03:04:05.000000Z","leaseTransitions":0}})");
+    // Negative nanoseconds borrow from the seconds, as time.Unix normalizes them.
+    std::string neg = ld(3, vi(1, 1767323045) + vi(2, static_cast<std::uint64_t>(-1000)));
+    CHECK(decode_ok(envelope("coordination.k8s.io/v1", "Lease", ld(2, neg)), "coordination.k8s.io", "Lease")
+              .find(R"("acquireTime":"2026-01-02T03:04:04.999999Z")") != std::string::npos);
+    // Time drops the nanoseconds; years before 0 and after 9999 as Go's layout writes them.
+    auto created = [](std::int64_t seconds) {
+        return decode_ok(envelope("v1", "ConfigMap", ld(1, ld(8, vi(1, static_cast<std::uint64_t>(seconds)) + vi(2, 5)))),
+                         "", "ConfigMap");
+    };
+    CHECK(created(0).find(R"("creationTimestamp":"1970-01-01T00:00:00Z")") != std::string::npos);
+    CHECK(created(-62135596800).find(R"("creationTimestamp":null)") != std::string::npos);  // time.Time{}
+    CHECK(created(-62135596801).find(R"("creationTimestamp":"0000-12-31T23:59:59Z")") != std::string::npos);
+    CHECK(created(253402300800).find(R"("creationTimestamp":"10000-01-01T00:00:00Z")") != std::string::npos);
+    CHECK(created(-62198755200).find(R"("creationTimestamp":"-0001-01-01T00:00:00Z")") != std::string::npos);
+    // A core/v1 Event as record.EventRecorder writes it.
+    std::string ev = ld(1, ld(1, "e.1") + ld(3, "default")) + ld(2, ld(1, "Pod") + ld(3, "p")) + ld(3, "Started") +
+                     ld(5, ld(1, "kubelet")) + ld(6, vi(1, 1767323045)) + ld(7, vi(1, 1767323045)) + vi(8, 1) +
+                     ld(9, "Normal") + ld(10, "") + ld(14, "") + ld(15, "");
+    CHECK(decode_ok(envelope("v1", "Event", ev), "", "Event") ==
+          R"({"kind":"Event","apiVersion":"v1","metadata":{"name":"e.1","namespace":"default","creationTimestamp":null},)"
+          R"("involvedObject":{"kind":"Pod","name":"p"},"reason":"Started","source":{"component":"kubelet"},)"
+          R"("firstTimestamp":"2026-01-02T03:04:05Z","lastTimestamp":"2026-01-02T03:04:05Z","count":1,"type":"Normal",)"
+          R"("eventTime":null,"reportingComponent":"","reportingInstance":""})");
 }
 
 TEST_CASE("invalid UTF-8 in strings becomes U+FFFD, as Go's JSON encoder writes it") {
@@ -252,7 +284,9 @@ TEST_CASE("DeleteOptions decode for any group version, kinds without a table do 
           R"("propagationPolicy":"Foreground","dryRun":["All"]})");
     CHECK(protobuf_decodable("", "ConfigMap"));
     CHECK(protobuf_decodable("apps", "Deployment"));
-    CHECK_FALSE(protobuf_decodable("coordination.k8s.io", "Lease"));
+    CHECK(protobuf_decodable("coordination.k8s.io", "Lease"));
+    CHECK(protobuf_decodable("events.k8s.io", "Event"));
+    CHECK_FALSE(protobuf_decodable("apiextensions.k8s.io", "CustomResourceDefinition"));
     CHECK(summarize_body("") == "<empty>");
     CHECK(summarize_body("{\"a\":1}") == "{\"a\":1}");
 }

@@ -120,9 +120,10 @@ TEST_CASE("protobuf over HTTP: kubectl's creates, the object read back, the 400/
                                        envelope("v1", "ConfigMap", ld(1, ld(1, "x")) + entry(2, "a", "c")), protobuf));
         // 4: garbage: 400 with the envelope error.
         r.push_back(co_await c.request(bhttp::verb::post, ns + "/configmaps", "nope", protobuf));
-        // 5: a kind kcoro has no table for: 415 listing what it takes.
-        r.push_back(co_await c.request(bhttp::verb::post, "/apis/coordination.k8s.io/v1/namespaces/default/leases",
-                                       envelope("coordination.k8s.io/v1", "Lease", ld(1, ld(1, "l"))), protobuf));
+        // 5: a kind kcoro has no table for (CRDs): 415 listing what it takes.
+        r.push_back(co_await c.request(bhttp::verb::post, "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
+                                       envelope("apiextensions.k8s.io/v1", "CustomResourceDefinition", ld(1, ld(1, "x"))),
+                                       protobuf));
         // 6: an unknown content type: 415 listing all three.
         r.push_back(co_await c.request(bhttp::verb::post, ns + "/configmaps", "x", "text/plain"));
         // 7: a client that accepts only protobuf: 406 (kcoro encodes JSON only).
@@ -130,11 +131,35 @@ TEST_CASE("protobuf over HTTP: kubectl's creates, the object read back, the 400/
         // 8: a protobuf DeleteOptions body (client-go's typed Delete) with a uid precondition that fails.
         r.push_back(co_await c.request(bhttp::verb::delete_, ns + "/configmaps/x",
                                        envelope("v1", "DeleteOptions", ld(2, ld(1, "wrong-uid"))), protobuf));
+        // 9: a Lease as client-go's leader election writes it (MicroTime renewTime).
+        r.push_back(co_await c.request(
+            bhttp::verb::post, "/apis/coordination.k8s.io/v1/namespaces/default/leases",
+            envelope("coordination.k8s.io/v1", "Lease",
+                     ld(1, ld(1, "leader")) + ld(2, ld(1, "me") + vi(2, 15) + ld(4, vi(1, 1767323045) + vi(2, 250000000)))),
+            protobuf));
+        // 10, 11: a CRD (JSON), then one of its objects in protobuf: the real server's 400.
+        r.push_back(co_await c.request(bhttp::verb::post, "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
+                                       R"({"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition",
+            "metadata":{"name":"widgets.example.com"},"spec":{"group":"example.com","scope":"Namespaced",
+            "names":{"plural":"widgets","singular":"widget","kind":"Widget"},"versions":[{"name":"v1","served":true,
+            "storage":true,"schema":{"openAPIV3Schema":{"type":"object","x-kubernetes-preserve-unknown-fields":true}}}]}})",
+                                       "application/json"));
+        r.push_back(co_await c.request(bhttp::verb::post, "/apis/example.com/v1/namespaces/default/widgets",
+                                       envelope("example.com/v1", "Widget", ld(1, ld(1, "w"))), protobuf));
+        // 12: a Deployment in protobuf, 13: its Scale updated in protobuf (client-go's UpdateScale).
+        std::string tmpl = ld(1, entry(11, "app", "d")) + ld(2, ld(2, ld(1, "c") + ld(2, "nginx")));
+        r.push_back(co_await c.request(
+            bhttp::verb::post, "/apis/apps/v1/namespaces/default/deployments",
+            envelope("apps/v1", "Deployment", ld(1, ld(1, "d")) + ld(2, ld(2, entry(1, "app", "d")) + ld(3, tmpl))),
+            protobuf));
+        r.push_back(co_await c.request(bhttp::verb::put, "/apis/apps/v1/namespaces/default/deployments/d/scale",
+                                       envelope("autoscaling/v1", "Scale", ld(1, ld(1, "d")) + ld(2, vi(1, 4)) + vi(98, 1)),
+                                       protobuf));
         done = true;
     };
     asio::co_spawn(io, flow(), asio::detached);
     REQUIRE(run_until(io, [&] { return done; }));
-    REQUIRE(r.size() == 9);
+    REQUIRE(r.size() == 14);
 
     CHECK(r[0].code == 201);
     CHECK(obj(r[0])["data"].as_object()["a"] == "b");
@@ -174,6 +199,18 @@ TEST_CASE("protobuf over HTTP: kubectl's creates, the object read back, the 400/
     CHECK(r[8].code == 409);
     CHECK(obj(r[8])["message"].as_string().starts_with(
         "Operation cannot be fulfilled on ConfigMap \"x\": the UID in the precondition (wrong-uid)"));
+    CHECK(r[9].code == 201);
+    CHECK(obj(r[9])["spec"].as_object()["renewTime"] == "2026-01-02T03:04:05.250000Z");
+    CHECK(r[10].code == 201);
+    CHECK(r[11].code == 400);
+    CHECK(obj(r[11])["message"] ==
+          "Widget in version \"v1\" cannot be handled as a Widget: object *unstructured.Unstructured does not "
+          "implement the protobuf marshalling interface and cannot be encoded to a protobuf message");
+    CHECK(r[12].code == 201);
+    CHECK(r[13].code == 200);
+    CHECK(obj(r[13])["spec"].as_object()["replicas"] == 4);
+    REQUIRE(r[13].warnings.size() == 1);
+    CHECK(r[13].warnings[0].find("<root>: Scale field 98") != std::string::npos);
     srv.stop(0ms);
     CHECK(run_until(io, [&] { return srv.http_server()->session_count() == 0; }));
 }
