@@ -224,7 +224,7 @@ constexpr field_desc PodSpec[] = {
     {1, "volumes", "Volumes", k::message, "Volume", rep|omit},
     {20, "initContainers", "InitContainers", k::message, "Container", rep|omit},
     {2, "containers", "Containers", k::message, "Container", rep},
-    // 34 ephemeralContainers: EphemeralContainer not decoded
+    {34, "ephemeralContainers", "EphemeralContainers", k::message, "EphemeralContainer", rep|omit},
     {3, "restartPolicy", "RestartPolicy", k::string, "", omit},
     {4, "terminationGracePeriodSeconds", "TerminationGracePeriodSeconds", k::int64, "", ptr|omit},
     {5, "activeDeadlineSeconds", "ActiveDeadlineSeconds", k::int64, "", ptr|omit},
@@ -238,28 +238,28 @@ constexpr field_desc PodSpec[] = {
     {12, "hostPID", "HostPID", k::boolean, "", omit},
     {13, "hostIPC", "HostIPC", k::boolean, "", omit},
     {27, "shareProcessNamespace", "ShareProcessNamespace", k::boolean, "", ptr|omit},
-    // 14 securityContext: PodSecurityContext not decoded
+    {14, "securityContext", "SecurityContext", k::message, "PodSecurityContext", ptr|omit},
     {15, "imagePullSecrets", "ImagePullSecrets", k::message, "LocalObjectReference", rep|omit},
     {16, "hostname", "Hostname", k::string, "", omit},
     {17, "subdomain", "Subdomain", k::string, "", omit},
-    // 18 affinity: Affinity not decoded
+    {18, "affinity", "Affinity", k::message, "Affinity", ptr|omit},
     {19, "schedulerName", "SchedulerName", k::string, "", omit},
     {22, "tolerations", "Tolerations", k::message, "Toleration", rep|omit},
     {23, "hostAliases", "HostAliases", k::message, "HostAlias", rep|omit},
     {24, "priorityClassName", "PriorityClassName", k::string, "", omit},
     {25, "priority", "Priority", k::int32, "", ptr|omit},
-    // 26 dnsConfig: PodDNSConfig not decoded
+    {26, "dnsConfig", "DNSConfig", k::message, "PodDNSConfig", ptr|omit},
     {28, "readinessGates", "ReadinessGates", k::message, "PodReadinessGate", rep|omit},
     {29, "runtimeClassName", "RuntimeClassName", k::string, "", ptr|omit},
     {30, "enableServiceLinks", "EnableServiceLinks", k::boolean, "", ptr|omit},
     {31, "preemptionPolicy", "PreemptionPolicy", k::string, "", ptr|omit},
     {32, "overhead", "Overhead", k::quantity_map, "", omit},
-    // 33 topologySpreadConstraints: TopologySpreadConstraint not decoded
+    {33, "topologySpreadConstraints", "TopologySpreadConstraints", k::message, "TopologySpreadConstraint", rep|omit},
     {35, "setHostnameAsFQDN", "SetHostnameAsFQDN", k::boolean, "", ptr|omit},
     {36, "os", "OS", k::message, "PodOS", ptr|omit},
     {37, "hostUsers", "HostUsers", k::boolean, "", ptr|omit},
     {38, "schedulingGates", "SchedulingGates", k::message, "PodSchedulingGate", rep|omit},
-    // 39 resourceClaims: PodResourceClaim not decoded
+    {39, "resourceClaims", "ResourceClaims", k::message, "PodResourceClaim", rep|omit},
     {40, "resources", "Resources", k::message, "ResourceRequirements", ptr|omit},
 };
 constexpr field_desc Container[] = {
@@ -272,18 +272,18 @@ constexpr field_desc Container[] = {
     {19, "envFrom", "EnvFrom", k::message, "EnvFromSource", rep|omit},
     {7, "env", "Env", k::message, "EnvVar", rep|omit},
     {8, "resources", "Resources", k::message, "ResourceRequirements", omit},
-    // 23 resizePolicy: ContainerResizePolicy not decoded
+    {23, "resizePolicy", "ResizePolicy", k::message, "ContainerResizePolicy", rep|omit},
     {24, "restartPolicy", "RestartPolicy", k::string, "", ptr|omit},
     {9, "volumeMounts", "VolumeMounts", k::message, "VolumeMount", rep|omit},
-    // 21 volumeDevices: VolumeDevice not decoded
+    {21, "volumeDevices", "VolumeDevices", k::message, "VolumeDevice", rep|omit},
     {10, "livenessProbe", "LivenessProbe", k::message, "Probe", ptr|omit},
     {11, "readinessProbe", "ReadinessProbe", k::message, "Probe", ptr|omit},
     {22, "startupProbe", "StartupProbe", k::message, "Probe", ptr|omit},
-    // 12 lifecycle: Lifecycle not decoded
+    {12, "lifecycle", "Lifecycle", k::message, "Lifecycle", ptr|omit},
     {13, "terminationMessagePath", "TerminationMessagePath", k::string, "", omit},
     {20, "terminationMessagePolicy", "TerminationMessagePolicy", k::string, "", omit},
     {14, "imagePullPolicy", "ImagePullPolicy", k::string, "", omit},
-    // 15 securityContext: SecurityContext not decoded
+    {15, "securityContext", "SecurityContext", k::message, "SecurityContext", ptr|omit},
     {16, "stdin", "Stdin", k::boolean, "", omit},
     {17, "stdinOnce", "StdinOnce", k::boolean, "", omit},
     {18, "tty", "TTY", k::boolean, "", omit},
@@ -361,22 +361,22 @@ constexpr field_desc Volume[] = {
     {2, "", "VolumeSource", k::message, "VolumeSource", inl},
 };
 constexpr field_desc VolumeSource[] = {
-    // 1 hostPath: HostPathVolumeSource not decoded
+    {1, "hostPath", "HostPath", k::message, "HostPathVolumeSource", ptr|omit},
     {2, "emptyDir", "EmptyDir", k::message, "EmptyDirVolumeSource", ptr|omit},
     // 3 gcePersistentDisk: GCEPersistentDiskVolumeSource not decoded
     // 4 awsElasticBlockStore: AWSElasticBlockStoreVolumeSource not decoded
     // 5 gitRepo: GitRepoVolumeSource not decoded
     {6, "secret", "Secret", k::message, "SecretVolumeSource", ptr|omit},
-    // 7 nfs: NFSVolumeSource not decoded
+    {7, "nfs", "NFS", k::message, "NFSVolumeSource", ptr|omit},
     // 8 iscsi: ISCSIVolumeSource not decoded
     // 9 glusterfs: GlusterfsVolumeSource not decoded
-    // 10 persistentVolumeClaim: PersistentVolumeClaimVolumeSource not decoded
+    {10, "persistentVolumeClaim", "PersistentVolumeClaim", k::message, "PersistentVolumeClaimVolumeSource", ptr|omit},
     // 11 rbd: RBDVolumeSource not decoded
     // 12 flexVolume: FlexVolumeSource not decoded
     // 13 cinder: CinderVolumeSource not decoded
     // 14 cephfs: CephFSVolumeSource not decoded
     // 15 flocker: FlockerVolumeSource not decoded
-    // 16 downwardAPI: DownwardAPIVolumeSource not decoded
+    {16, "downwardAPI", "DownwardAPI", k::message, "DownwardAPIVolumeSource", ptr|omit},
     // 17 fc: FCVolumeSource not decoded
     // 18 azureFile: AzureFileVolumeSource not decoded
     {19, "configMap", "ConfigMap", k::message, "ConfigMapVolumeSource", ptr|omit},
@@ -384,13 +384,13 @@ constexpr field_desc VolumeSource[] = {
     // 21 quobyte: QuobyteVolumeSource not decoded
     // 22 azureDisk: AzureDiskVolumeSource not decoded
     // 23 photonPersistentDisk: PhotonPersistentDiskVolumeSource not decoded
-    // 26 projected: ProjectedVolumeSource not decoded
+    {26, "projected", "Projected", k::message, "ProjectedVolumeSource", ptr|omit},
     // 24 portworxVolume: PortworxVolumeSource not decoded
     // 25 scaleIO: ScaleIOVolumeSource not decoded
     // 27 storageos: StorageOSVolumeSource not decoded
-    // 28 csi: CSIVolumeSource not decoded
-    // 29 ephemeral: EphemeralVolumeSource not decoded
-    // 30 image: ImageVolumeSource not decoded
+    {28, "csi", "CSI", k::message, "CSIVolumeSource", ptr|omit},
+    {29, "ephemeral", "Ephemeral", k::message, "EphemeralVolumeSource", ptr|omit},
+    {30, "image", "Image", k::message, "ImageVolumeSource", ptr|omit},
 };
 constexpr field_desc EmptyDirVolumeSource[] = {
     {1, "medium", "Medium", k::string, "", omit},
@@ -480,6 +480,298 @@ constexpr field_desc HostAlias[] = {
 };
 constexpr field_desc PodSchedulingGate[] = {
     {1, "name", "Name", k::string, "", 0},
+};
+constexpr field_desc PodSecurityContext[] = {
+    {1, "seLinuxOptions", "SELinuxOptions", k::message, "SELinuxOptions", ptr|omit},
+    {8, "windowsOptions", "WindowsOptions", k::message, "WindowsSecurityContextOptions", ptr|omit},
+    {2, "runAsUser", "RunAsUser", k::int64, "", ptr|omit},
+    {6, "runAsGroup", "RunAsGroup", k::int64, "", ptr|omit},
+    {3, "runAsNonRoot", "RunAsNonRoot", k::boolean, "", ptr|omit},
+    {4, "supplementalGroups", "SupplementalGroups", k::int64, "", rep|omit},
+    {12, "supplementalGroupsPolicy", "SupplementalGroupsPolicy", k::string, "", ptr|omit},
+    {5, "fsGroup", "FSGroup", k::int64, "", ptr|omit},
+    {7, "sysctls", "Sysctls", k::message, "Sysctl", rep|omit},
+    {9, "fsGroupChangePolicy", "FSGroupChangePolicy", k::string, "", ptr|omit},
+    {10, "seccompProfile", "SeccompProfile", k::message, "SeccompProfile", ptr|omit},
+    {11, "appArmorProfile", "AppArmorProfile", k::message, "AppArmorProfile", ptr|omit},
+    {13, "seLinuxChangePolicy", "SELinuxChangePolicy", k::string, "", ptr|omit},
+};
+constexpr field_desc SecurityContext[] = {
+    {1, "capabilities", "Capabilities", k::message, "Capabilities", ptr|omit},
+    {2, "privileged", "Privileged", k::boolean, "", ptr|omit},
+    {3, "seLinuxOptions", "SELinuxOptions", k::message, "SELinuxOptions", ptr|omit},
+    {10, "windowsOptions", "WindowsOptions", k::message, "WindowsSecurityContextOptions", ptr|omit},
+    {4, "runAsUser", "RunAsUser", k::int64, "", ptr|omit},
+    {8, "runAsGroup", "RunAsGroup", k::int64, "", ptr|omit},
+    {5, "runAsNonRoot", "RunAsNonRoot", k::boolean, "", ptr|omit},
+    {6, "readOnlyRootFilesystem", "ReadOnlyRootFilesystem", k::boolean, "", ptr|omit},
+    {7, "allowPrivilegeEscalation", "AllowPrivilegeEscalation", k::boolean, "", ptr|omit},
+    {9, "procMount", "ProcMount", k::string, "", ptr|omit},
+    {11, "seccompProfile", "SeccompProfile", k::message, "SeccompProfile", ptr|omit},
+    {12, "appArmorProfile", "AppArmorProfile", k::message, "AppArmorProfile", ptr|omit},
+};
+constexpr field_desc Capabilities[] = {
+    {1, "add", "Add", k::string, "", rep|omit},
+    {2, "drop", "Drop", k::string, "", rep|omit},
+};
+constexpr field_desc SELinuxOptions[] = {
+    {1, "user", "User", k::string, "", omit},
+    {2, "role", "Role", k::string, "", omit},
+    {3, "type", "Type", k::string, "", omit},
+    {4, "level", "Level", k::string, "", omit},
+};
+constexpr field_desc SeccompProfile[] = {
+    {1, "type", "Type", k::string, "", 0},
+    {2, "localhostProfile", "LocalhostProfile", k::string, "", ptr|omit},
+};
+constexpr field_desc AppArmorProfile[] = {
+    {1, "type", "Type", k::string, "", 0},
+    {2, "localhostProfile", "LocalhostProfile", k::string, "", ptr|omit},
+};
+constexpr field_desc WindowsSecurityContextOptions[] = {
+    {1, "gmsaCredentialSpecName", "GMSACredentialSpecName", k::string, "", ptr|omit},
+    {2, "gmsaCredentialSpec", "GMSACredentialSpec", k::string, "", ptr|omit},
+    {3, "runAsUserName", "RunAsUserName", k::string, "", ptr|omit},
+    {4, "hostProcess", "HostProcess", k::boolean, "", ptr|omit},
+};
+constexpr field_desc Sysctl[] = {
+    {1, "name", "Name", k::string, "", 0},
+    {2, "value", "Value", k::string, "", 0},
+};
+constexpr field_desc Affinity[] = {
+    {1, "nodeAffinity", "NodeAffinity", k::message, "NodeAffinity", ptr|omit},
+    {2, "podAffinity", "PodAffinity", k::message, "PodAffinity", ptr|omit},
+    {3, "podAntiAffinity", "PodAntiAffinity", k::message, "PodAntiAffinity", ptr|omit},
+};
+constexpr field_desc NodeAffinity[] = {
+    {1, "requiredDuringSchedulingIgnoredDuringExecution", "RequiredDuringSchedulingIgnoredDuringExecution", k::message, "NodeSelector", ptr|omit},
+    {2, "preferredDuringSchedulingIgnoredDuringExecution", "PreferredDuringSchedulingIgnoredDuringExecution", k::message, "PreferredSchedulingTerm", rep|omit},
+};
+constexpr field_desc NodeSelector[] = {
+    {1, "nodeSelectorTerms", "NodeSelectorTerms", k::message, "NodeSelectorTerm", rep},
+};
+constexpr field_desc NodeSelectorTerm[] = {
+    {1, "matchExpressions", "MatchExpressions", k::message, "NodeSelectorRequirement", rep|omit},
+    {2, "matchFields", "MatchFields", k::message, "NodeSelectorRequirement", rep|omit},
+};
+constexpr field_desc NodeSelectorRequirement[] = {
+    {1, "key", "Key", k::string, "", 0},
+    {2, "operator", "Operator", k::string, "", 0},
+    {3, "values", "Values", k::string, "", rep|omit},
+};
+constexpr field_desc PreferredSchedulingTerm[] = {
+    {1, "weight", "Weight", k::int32, "", 0},
+    {2, "preference", "Preference", k::message, "NodeSelectorTerm", 0},
+};
+constexpr field_desc PodAffinity[] = {
+    {1, "requiredDuringSchedulingIgnoredDuringExecution", "RequiredDuringSchedulingIgnoredDuringExecution", k::message, "PodAffinityTerm", rep|omit},
+    {2, "preferredDuringSchedulingIgnoredDuringExecution", "PreferredDuringSchedulingIgnoredDuringExecution", k::message, "WeightedPodAffinityTerm", rep|omit},
+};
+constexpr field_desc PodAntiAffinity[] = {
+    {1, "requiredDuringSchedulingIgnoredDuringExecution", "RequiredDuringSchedulingIgnoredDuringExecution", k::message, "PodAffinityTerm", rep|omit},
+    {2, "preferredDuringSchedulingIgnoredDuringExecution", "PreferredDuringSchedulingIgnoredDuringExecution", k::message, "WeightedPodAffinityTerm", rep|omit},
+};
+constexpr field_desc PodAffinityTerm[] = {
+    {1, "labelSelector", "LabelSelector", k::message, "LabelSelector", ptr|omit},
+    {2, "namespaces", "Namespaces", k::string, "", rep|omit},
+    {3, "topologyKey", "TopologyKey", k::string, "", 0},
+    {4, "namespaceSelector", "NamespaceSelector", k::message, "LabelSelector", ptr|omit},
+    {5, "matchLabelKeys", "MatchLabelKeys", k::string, "", rep|omit},
+    {6, "mismatchLabelKeys", "MismatchLabelKeys", k::string, "", rep|omit},
+};
+constexpr field_desc WeightedPodAffinityTerm[] = {
+    {1, "weight", "Weight", k::int32, "", 0},
+    {2, "podAffinityTerm", "PodAffinityTerm", k::message, "PodAffinityTerm", 0},
+};
+constexpr field_desc Lifecycle[] = {
+    {1, "postStart", "PostStart", k::message, "LifecycleHandler", ptr|omit},
+    {2, "preStop", "PreStop", k::message, "LifecycleHandler", ptr|omit},
+};
+constexpr field_desc LifecycleHandler[] = {
+    {1, "exec", "Exec", k::message, "ExecAction", ptr|omit},
+    {2, "httpGet", "HTTPGet", k::message, "HTTPGetAction", ptr|omit},
+    {3, "tcpSocket", "TCPSocket", k::message, "TCPSocketAction", ptr|omit},
+    {4, "sleep", "Sleep", k::message, "SleepAction", ptr|omit},
+};
+constexpr field_desc SleepAction[] = {
+    {1, "seconds", "Seconds", k::int64, "", 0},
+};
+constexpr field_desc ContainerResizePolicy[] = {
+    {1, "resourceName", "ResourceName", k::string, "", 0},
+    {2, "restartPolicy", "RestartPolicy", k::string, "", 0},
+};
+constexpr field_desc TopologySpreadConstraint[] = {
+    {1, "maxSkew", "MaxSkew", k::int32, "", 0},
+    {2, "topologyKey", "TopologyKey", k::string, "", 0},
+    {3, "whenUnsatisfiable", "WhenUnsatisfiable", k::string, "", 0},
+    {4, "labelSelector", "LabelSelector", k::message, "LabelSelector", ptr|omit},
+    {5, "minDomains", "MinDomains", k::int32, "", ptr|omit},
+    {6, "nodeAffinityPolicy", "NodeAffinityPolicy", k::string, "", ptr|omit},
+    {7, "nodeTaintsPolicy", "NodeTaintsPolicy", k::string, "", ptr|omit},
+    {8, "matchLabelKeys", "MatchLabelKeys", k::string, "", rep|omit},
+};
+constexpr field_desc PodDNSConfig[] = {
+    {1, "nameservers", "Nameservers", k::string, "", rep|omit},
+    {2, "searches", "Searches", k::string, "", rep|omit},
+    {3, "options", "Options", k::message, "PodDNSConfigOption", rep|omit},
+};
+constexpr field_desc PodDNSConfigOption[] = {
+    {1, "name", "Name", k::string, "", omit},
+    {2, "value", "Value", k::string, "", ptr|omit},
+};
+constexpr field_desc VolumeDevice[] = {
+    {1, "name", "Name", k::string, "", 0},
+    {2, "devicePath", "DevicePath", k::string, "", 0},
+};
+constexpr field_desc EphemeralContainer[] = {
+    {1, "", "EphemeralContainerCommon", k::message, "EphemeralContainerCommon", inl},
+    {2, "targetContainerName", "TargetContainerName", k::string, "", omit},
+};
+constexpr field_desc EphemeralContainerCommon[] = {
+    {1, "name", "Name", k::string, "", 0},
+    {2, "image", "Image", k::string, "", omit},
+    {3, "command", "Command", k::string, "", rep|omit},
+    {4, "args", "Args", k::string, "", rep|omit},
+    {5, "workingDir", "WorkingDir", k::string, "", omit},
+    {6, "ports", "Ports", k::message, "ContainerPort", rep|omit},
+    {19, "envFrom", "EnvFrom", k::message, "EnvFromSource", rep|omit},
+    {7, "env", "Env", k::message, "EnvVar", rep|omit},
+    {8, "resources", "Resources", k::message, "ResourceRequirements", omit},
+    {23, "resizePolicy", "ResizePolicy", k::message, "ContainerResizePolicy", rep|omit},
+    {24, "restartPolicy", "RestartPolicy", k::string, "", ptr|omit},
+    {9, "volumeMounts", "VolumeMounts", k::message, "VolumeMount", rep|omit},
+    {21, "volumeDevices", "VolumeDevices", k::message, "VolumeDevice", rep|omit},
+    {10, "livenessProbe", "LivenessProbe", k::message, "Probe", ptr|omit},
+    {11, "readinessProbe", "ReadinessProbe", k::message, "Probe", ptr|omit},
+    {22, "startupProbe", "StartupProbe", k::message, "Probe", ptr|omit},
+    {12, "lifecycle", "Lifecycle", k::message, "Lifecycle", ptr|omit},
+    {13, "terminationMessagePath", "TerminationMessagePath", k::string, "", omit},
+    {20, "terminationMessagePolicy", "TerminationMessagePolicy", k::string, "", omit},
+    {14, "imagePullPolicy", "ImagePullPolicy", k::string, "", omit},
+    {15, "securityContext", "SecurityContext", k::message, "SecurityContext", ptr|omit},
+    {16, "stdin", "Stdin", k::boolean, "", omit},
+    {17, "stdinOnce", "StdinOnce", k::boolean, "", omit},
+    {18, "tty", "TTY", k::boolean, "", omit},
+};
+constexpr field_desc PodResourceClaim[] = {
+    {1, "name", "Name", k::string, "", 0},
+    {3, "resourceClaimName", "ResourceClaimName", k::string, "", ptr|omit},
+    {4, "resourceClaimTemplateName", "ResourceClaimTemplateName", k::string, "", ptr|omit},
+};
+constexpr field_desc PersistentVolumeClaimVolumeSource[] = {
+    {1, "claimName", "ClaimName", k::string, "", 0},
+    {2, "readOnly", "ReadOnly", k::boolean, "", omit},
+};
+constexpr field_desc HostPathVolumeSource[] = {
+    {1, "path", "Path", k::string, "", 0},
+    {2, "type", "Type", k::string, "", ptr|omit},
+};
+constexpr field_desc DownwardAPIVolumeSource[] = {
+    {1, "items", "Items", k::message, "DownwardAPIVolumeFile", rep|omit},
+    {2, "defaultMode", "DefaultMode", k::int32, "", ptr|omit},
+};
+constexpr field_desc DownwardAPIVolumeFile[] = {
+    {1, "path", "Path", k::string, "", 0},
+    {2, "fieldRef", "FieldRef", k::message, "ObjectFieldSelector", ptr|omit},
+    {3, "resourceFieldRef", "ResourceFieldRef", k::message, "ResourceFieldSelector", ptr|omit},
+    {4, "mode", "Mode", k::int32, "", ptr|omit},
+};
+constexpr field_desc ProjectedVolumeSource[] = {
+    {1, "sources", "Sources", k::message, "VolumeProjection", rep},
+    {2, "defaultMode", "DefaultMode", k::int32, "", ptr|omit},
+};
+constexpr field_desc VolumeProjection[] = {
+    {1, "secret", "Secret", k::message, "SecretProjection", ptr|omit},
+    {2, "downwardAPI", "DownwardAPI", k::message, "DownwardAPIProjection", ptr|omit},
+    {3, "configMap", "ConfigMap", k::message, "ConfigMapProjection", ptr|omit},
+    {4, "serviceAccountToken", "ServiceAccountToken", k::message, "ServiceAccountTokenProjection", ptr|omit},
+    {5, "clusterTrustBundle", "ClusterTrustBundle", k::message, "ClusterTrustBundleProjection", ptr|omit},
+};
+constexpr field_desc ServiceAccountTokenProjection[] = {
+    {1, "audience", "Audience", k::string, "", rep|omit},
+    {2, "expirationSeconds", "ExpirationSeconds", k::int64, "", ptr|omit},
+    {3, "path", "Path", k::string, "", 0},
+};
+constexpr field_desc ConfigMapProjection[] = {
+    {1, "", "LocalObjectReference", k::message, "LocalObjectReference", inl},
+    {2, "items", "Items", k::message, "KeyToPath", rep|omit},
+    {4, "optional", "Optional", k::boolean, "", ptr|omit},
+};
+constexpr field_desc SecretProjection[] = {
+    {1, "", "LocalObjectReference", k::message, "LocalObjectReference", inl},
+    {2, "items", "Items", k::message, "KeyToPath", rep|omit},
+    {4, "optional", "Optional", k::boolean, "", ptr|omit},
+};
+constexpr field_desc DownwardAPIProjection[] = {
+    {1, "items", "Items", k::message, "DownwardAPIVolumeFile", rep|omit},
+};
+constexpr field_desc ClusterTrustBundleProjection[] = {
+    {1, "name", "Name", k::string, "", rep|ptr|omit},
+    {2, "signerName", "SignerName", k::string, "", rep|ptr|omit},
+    {3, "labelSelector", "LabelSelector", k::message, "LabelSelector", rep|ptr|omit},
+    {5, "optional", "Optional", k::boolean, "", ptr|omit},
+    {4, "path", "Path", k::string, "", rep},
+};
+constexpr field_desc CSIVolumeSource[] = {
+    {1, "driver", "Driver", k::string, "", 0},
+    {2, "readOnly", "ReadOnly", k::boolean, "", ptr|omit},
+    {3, "fsType", "FSType", k::string, "", ptr|omit},
+    {4, "volumeAttributes", "VolumeAttributes", k::string_map, "", omit},
+    {5, "nodePublishSecretRef", "NodePublishSecretRef", k::message, "LocalObjectReference", ptr|omit},
+};
+constexpr field_desc NFSVolumeSource[] = {
+    {1, "server", "Server", k::string, "", 0},
+    {2, "path", "Path", k::string, "", 0},
+    {3, "readOnly", "ReadOnly", k::boolean, "", omit},
+};
+constexpr field_desc ImageVolumeSource[] = {
+    {1, "reference", "Reference", k::string, "", omit},
+    {2, "pullPolicy", "PullPolicy", k::string, "", omit},
+};
+constexpr field_desc EphemeralVolumeSource[] = {
+    {1, "volumeClaimTemplate", "VolumeClaimTemplate", k::message, "PersistentVolumeClaimTemplate", ptr|omit},
+};
+constexpr field_desc PersistentVolumeClaimTemplate[] = {
+    {1, "metadata", "ObjectMeta", k::message, "ObjectMeta", omit},
+    {2, "spec", "Spec", k::message, "PersistentVolumeClaimSpec", 0},
+};
+constexpr field_desc PersistentVolumeClaimSpec[] = {
+    {1, "accessModes", "AccessModes", k::string, "", rep|omit},
+    {4, "selector", "Selector", k::message, "LabelSelector", ptr|omit},
+    {2, "resources", "Resources", k::message, "VolumeResourceRequirements", omit},
+    {3, "volumeName", "VolumeName", k::string, "", omit},
+    {5, "storageClassName", "StorageClassName", k::string, "", ptr|omit},
+    {6, "volumeMode", "VolumeMode", k::string, "", ptr|omit},
+    {7, "dataSource", "DataSource", k::message, "TypedLocalObjectReference", ptr|omit},
+    {8, "dataSourceRef", "DataSourceRef", k::message, "TypedObjectReference", ptr|omit},
+    {9, "volumeAttributesClassName", "VolumeAttributesClassName", k::string, "", ptr|omit},
+};
+constexpr field_desc VolumeResourceRequirements[] = {
+    {1, "limits", "Limits", k::quantity_map, "", omit},
+    {2, "requests", "Requests", k::quantity_map, "", omit},
+};
+constexpr field_desc TypedLocalObjectReference[] = {
+    {1, "apiGroup", "APIGroup", k::string, "", ptr},
+    {2, "kind", "Kind", k::string, "", 0},
+    {3, "name", "Name", k::string, "", 0},
+};
+constexpr field_desc TypedObjectReference[] = {
+    {1, "apiGroup", "APIGroup", k::string, "", ptr},
+    {2, "kind", "Kind", k::string, "", 0},
+    {3, "name", "Name", k::string, "", 0},
+    {4, "namespace", "Namespace", k::string, "", ptr|omit},
+};
+constexpr field_desc ContainerUser[] = {
+    {1, "linux", "Linux", k::message, "LinuxContainerUser", ptr|omit},
+};
+constexpr field_desc LinuxContainerUser[] = {
+    {1, "uid", "UID", k::int64, "", 0},
+    {2, "gid", "GID", k::int64, "", 0},
+    {3, "supplementalGroups", "SupplementalGroups", k::int64, "", rep|omit},
+};
+constexpr field_desc PodResourceClaimStatus[] = {
+    {1, "name", "Name", k::string, "", 0},
+    {2, "resourceClaimName", "ResourceClaimName", k::string, "", ptr|omit},
 };
 constexpr field_desc Lease[] = {
     {1, "metadata", "ObjectMeta", k::message, "ObjectMeta", omit},
@@ -573,15 +865,37 @@ constexpr std::array messages{
     KCORO_MESSAGE(EnvVarSource), KCORO_MESSAGE(ConfigMapKeySelector), KCORO_MESSAGE(SecretKeySelector),
     KCORO_MESSAGE(ObjectFieldSelector), KCORO_MESSAGE(ResourceFieldSelector), KCORO_MESSAGE(EnvFromSource),
     KCORO_MESSAGE(ConfigMapEnvSource), KCORO_MESSAGE(SecretEnvSource), KCORO_MESSAGE(ResourceRequirements),
-    KCORO_MESSAGE(ResourceClaim), KCORO_MESSAGE(VolumeMount), KCORO_MESSAGE(Volume), KCORO_MESSAGE(VolumeSource),
-    KCORO_MESSAGE(EmptyDirVolumeSource), KCORO_MESSAGE(ConfigMapVolumeSource), KCORO_MESSAGE(SecretVolumeSource),
-    KCORO_MESSAGE(KeyToPath), KCORO_MESSAGE(Probe), KCORO_MESSAGE(ProbeHandler), KCORO_MESSAGE(ExecAction),
-    KCORO_MESSAGE(HTTPGetAction), KCORO_MESSAGE(HTTPHeader), KCORO_MESSAGE(TCPSocketAction),
-    KCORO_MESSAGE(GRPCAction), KCORO_MESSAGE(Toleration), KCORO_MESSAGE(DeleteOptions),
-    KCORO_MESSAGE(Preconditions), KCORO_MESSAGE(PodOS), KCORO_MESSAGE(PodReadinessGate),
-    KCORO_MESSAGE(HostAlias), KCORO_MESSAGE(PodSchedulingGate), KCORO_MESSAGE(Lease), KCORO_MESSAGE(LeaseSpec),
-    KCORO_MESSAGE(Event), KCORO_MESSAGE(EventSource), KCORO_MESSAGE(EventSeries), KCORO_MESSAGE(EventsV1Event),
-    KCORO_MESSAGE(EventsV1EventSeries), KCORO_MESSAGE(Scale), KCORO_MESSAGE(ScaleSpec), KCORO_MESSAGE(ScaleStatus),
+    KCORO_MESSAGE(ResourceClaim), KCORO_MESSAGE(VolumeMount), KCORO_MESSAGE(Volume),
+    KCORO_MESSAGE(VolumeSource), KCORO_MESSAGE(EmptyDirVolumeSource), KCORO_MESSAGE(ConfigMapVolumeSource),
+    KCORO_MESSAGE(SecretVolumeSource), KCORO_MESSAGE(KeyToPath), KCORO_MESSAGE(Probe),
+    KCORO_MESSAGE(ProbeHandler), KCORO_MESSAGE(ExecAction), KCORO_MESSAGE(HTTPGetAction),
+    KCORO_MESSAGE(HTTPHeader), KCORO_MESSAGE(TCPSocketAction), KCORO_MESSAGE(GRPCAction),
+    KCORO_MESSAGE(Toleration), KCORO_MESSAGE(DeleteOptions), KCORO_MESSAGE(Preconditions),
+    KCORO_MESSAGE(PodOS), KCORO_MESSAGE(PodReadinessGate), KCORO_MESSAGE(HostAlias),
+    KCORO_MESSAGE(PodSchedulingGate), KCORO_MESSAGE(PodSecurityContext), KCORO_MESSAGE(SecurityContext),
+    KCORO_MESSAGE(Capabilities), KCORO_MESSAGE(SELinuxOptions), KCORO_MESSAGE(SeccompProfile),
+    KCORO_MESSAGE(AppArmorProfile), KCORO_MESSAGE(WindowsSecurityContextOptions), KCORO_MESSAGE(Sysctl),
+    KCORO_MESSAGE(Affinity), KCORO_MESSAGE(NodeAffinity), KCORO_MESSAGE(NodeSelector),
+    KCORO_MESSAGE(NodeSelectorTerm), KCORO_MESSAGE(NodeSelectorRequirement),
+    KCORO_MESSAGE(PreferredSchedulingTerm), KCORO_MESSAGE(PodAffinity), KCORO_MESSAGE(PodAntiAffinity),
+    KCORO_MESSAGE(PodAffinityTerm), KCORO_MESSAGE(WeightedPodAffinityTerm), KCORO_MESSAGE(Lifecycle),
+    KCORO_MESSAGE(LifecycleHandler), KCORO_MESSAGE(SleepAction), KCORO_MESSAGE(ContainerResizePolicy),
+    KCORO_MESSAGE(TopologySpreadConstraint), KCORO_MESSAGE(PodDNSConfig), KCORO_MESSAGE(PodDNSConfigOption),
+    KCORO_MESSAGE(VolumeDevice), KCORO_MESSAGE(EphemeralContainer), KCORO_MESSAGE(EphemeralContainerCommon),
+    KCORO_MESSAGE(PodResourceClaim), KCORO_MESSAGE(PersistentVolumeClaimVolumeSource),
+    KCORO_MESSAGE(HostPathVolumeSource), KCORO_MESSAGE(DownwardAPIVolumeSource),
+    KCORO_MESSAGE(DownwardAPIVolumeFile), KCORO_MESSAGE(ProjectedVolumeSource),
+    KCORO_MESSAGE(VolumeProjection), KCORO_MESSAGE(ServiceAccountTokenProjection),
+    KCORO_MESSAGE(ConfigMapProjection), KCORO_MESSAGE(SecretProjection), KCORO_MESSAGE(DownwardAPIProjection),
+    KCORO_MESSAGE(ClusterTrustBundleProjection), KCORO_MESSAGE(CSIVolumeSource),
+    KCORO_MESSAGE(NFSVolumeSource), KCORO_MESSAGE(ImageVolumeSource), KCORO_MESSAGE(EphemeralVolumeSource),
+    KCORO_MESSAGE(PersistentVolumeClaimTemplate), KCORO_MESSAGE(PersistentVolumeClaimSpec),
+    KCORO_MESSAGE(VolumeResourceRequirements), KCORO_MESSAGE(TypedLocalObjectReference),
+    KCORO_MESSAGE(TypedObjectReference), KCORO_MESSAGE(ContainerUser), KCORO_MESSAGE(LinuxContainerUser),
+    KCORO_MESSAGE(PodResourceClaimStatus), KCORO_MESSAGE(Lease), KCORO_MESSAGE(LeaseSpec),
+    KCORO_MESSAGE(Event), KCORO_MESSAGE(EventSource), KCORO_MESSAGE(EventSeries),
+    KCORO_MESSAGE(EventsV1Event), KCORO_MESSAGE(EventsV1EventSeries), KCORO_MESSAGE(Scale),
+    KCORO_MESSAGE(ScaleSpec), KCORO_MESSAGE(ScaleStatus),
 };
 #undef KCORO_MESSAGE
 

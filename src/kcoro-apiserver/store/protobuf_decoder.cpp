@@ -250,6 +250,7 @@ struct slot {
     json::value scalar;                          // last scalar (string, bytes, varint kinds)
     std::string nested;                          // message-like bytes, concatenated (protobuf merge)
     std::vector<std::string_view> items;         // repeated elements' bytes
+    std::vector<json::value> numbers;            // repeated varint elements
     std::map<std::string, json::value> entries;  // map fields, sorted as Go writes them
 };
 
@@ -322,6 +323,22 @@ std::variant<json::object, std::string> decode_proto_message(std::string_view by
         }
         const field_desc& f = message.fields[i];
         slot& s = slots[i];
+        if (expects_varint(f.kind) && (f.flags & proto::rep) &&
+            (wire == proto::varint || wire == proto::length_delimited)) {
+            // A repeated number (supplementalGroups): one per tag, or packed
+            // in one length-delimited run; gogo's Unmarshal takes both.
+            s.present = true;
+            std::string_view run;
+            if (wire == proto::length_delimited && !r.read_bytes(run)) return r.error();
+            wire_reader packed(run);
+            wire_reader& src = wire == proto::varint ? r : packed;
+            do {
+                std::uint64_t v = 0;
+                if (!src.read_varint(v)) return src.error();
+                s.numbers.push_back(scalar_value(f.kind, v));
+            } while (wire == proto::length_delimited && !packed.at_end());
+            continue;
+        }
         const int want = expects_varint(f.kind) ? proto::varint : proto::length_delimited;
         if (wire != want) {
             return "proto: wrong wireType = " + std::to_string(wire) + " for field " + std::string(f.go_name);
@@ -385,6 +402,14 @@ std::variant<json::object, std::string> decode_proto_message(std::string_view by
             }
             }
         };
+        if ((f.flags & proto::rep) && expects_varint(f.kind)) {
+            if (s.numbers.empty()) {
+                if (!omit_empty) out[f.json] = nullptr;
+                continue;
+            }
+            out[f.json] = json::array(s.numbers.begin(), s.numbers.end());
+            continue;
+        }
         if (f.flags & proto::rep) {
             if (s.items.empty()) {
                 // A nil slice: left out with omitempty, else null.
