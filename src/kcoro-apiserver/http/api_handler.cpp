@@ -163,8 +163,8 @@ result<json::object> parse_request_body(std::string_view body, std::string_view 
     if (!def.crd_name.empty()) {
         auto env = proto::parse_envelope(body);
         if (auto* e = std::get_if<std::string>(&env)) {
-            return errors::bad_request("the object provided is unrecognized (must be of type " + std::string(kind) +
-                                       "): " + *e + " (" + summarize_body(body) + ")");
+            return errors::bad_request(valid_utf8("the object provided is unrecognized (must be of type " +
+                                                  std::string(kind) + "): " + *e + " (" + summarize_body(body) + ")"));
         }
         const auto& u = std::get<proto::unknown_envelope>(env);
         std::string version = def.gvr.version;
@@ -172,10 +172,10 @@ result<json::object> parse_request_body(std::string_view body, std::string_view 
             auto slash = u.api_version.find('/');
             version = slash == std::string::npos ? u.api_version : u.api_version.substr(slash + 1);
         }
-        return errors::bad_request((u.kind.empty() ? std::string(kind) : u.kind) + " in version \"" + version +
-                                   "\" cannot be handled as a " + std::string(kind) +
-                                   ": object *unstructured.Unstructured does not implement the protobuf marshalling "
-                                   "interface and cannot be encoded to a protobuf message");
+        return errors::bad_request(valid_utf8((u.kind.empty() ? std::string(kind) : u.kind) + " in version \"" +
+                                              version + "\" cannot be handled as a " + std::string(kind) +
+                                              ": object *unstructured.Unstructured does not implement the protobuf "
+                                              "marshalling interface and cannot be encoded to a protobuf message"));
     }
     auto decoded = decode_protobuf_body(body, def.gvr.group, def.gvr.version, kind);
     if (!decoded) return decoded.error();

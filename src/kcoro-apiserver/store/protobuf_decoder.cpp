@@ -21,9 +21,6 @@ using proto::field_kind;
 using proto::message_desc;
 using proto::wire_reader;
 
-namespace {
-
-/// Go's encoding/json writes invalid UTF-8 as U+FFFD; so does this.
 std::string valid_utf8(std::string_view s) {
     std::string out;
     out.reserve(s.size());
@@ -50,6 +47,8 @@ std::string valid_utf8(std::string_view s) {
     }
     return out;
 }
+
+namespace {
 
 json::value string_value(std::string_view s) { return json::value(json::string(valid_utf8(s))); }
 
@@ -505,18 +504,21 @@ result<protobuf_body> decode_protobuf_body(std::string_view body, std::string_vi
                                            std::string_view kind) {
     auto parsed = proto::parse_envelope(body);
     if (auto* e = std::get_if<std::string>(&parsed)) {
-        // No kind known yet: transformDecodeError's second form.
-        return errors::bad_request("the object provided is unrecognized (must be of type " + std::string(kind) +
-                                   "): " + *e + " (" + summarize_body(body) + ")");
+        // No kind known yet: transformDecodeError's second form (the
+        // summary may hold any bytes: the Status's JSON carries U+FFFD).
+        return errors::bad_request(valid_utf8("the object provided is unrecognized (must be of type " +
+                                              std::string(kind) + "): " + *e + " (" + summarize_body(body) + ")"));
     }
     auto& env = std::get<proto::unknown_envelope>(parsed);
-    // copyKindDefaults: the envelope's kind and version win, the URL's fill in.
-    std::string actual_kind = env.kind.empty() ? std::string(kind) : env.kind;
+    // copyKindDefaults: the envelope's kind and version win, the URL's fill
+    // in. They are Go strings: written to JSON with U+FFFD for bad bytes.
+    std::string actual_kind = env.kind.empty() ? std::string(kind) : valid_utf8(env.kind);
     std::string actual_group(group), actual_version(version);
     if (!env.api_version.empty()) {
-        auto slash = env.api_version.find('/');
-        actual_group = slash == std::string::npos ? "" : env.api_version.substr(0, slash);
-        actual_version = slash == std::string::npos ? env.api_version : env.api_version.substr(slash + 1);
+        const std::string api_version = valid_utf8(env.api_version);
+        auto slash = api_version.find('/');
+        actual_group = slash == std::string::npos ? "" : api_version.substr(0, slash);
+        actual_version = slash == std::string::npos ? api_version : api_version.substr(slash + 1);
     }
     const message_desc* m = proto::message_for_kind(actual_group, actual_kind);
     if (!m) m = proto::message_for_kind(group, kind);

@@ -56,6 +56,10 @@ bool protobuf_decodable(std::string_view group, std::string_view kind);
 result<protobuf_body> decode_protobuf_body(std::string_view body, std::string_view group, std::string_view version,
                                            std::string_view kind);
 
+/// Go's encoding/json writes invalid UTF-8 as U+FFFD; so does this (for
+/// strings from the wire, which proto2 does not check).
+std::string valid_utf8(std::string_view s);
+
 /// transformDecodeError's summary of a body: up to 30 bytes, as text when it
 /// starts with `{`, else in hex, with " ..." when cut.
 std::string summarize_body(std::string_view body);

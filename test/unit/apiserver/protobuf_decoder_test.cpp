@@ -276,6 +276,14 @@ TEST_CASE("invalid UTF-8 in strings becomes U+FFFD, as Go's JSON encoder writes 
           std::string::npos);
 }
 
+TEST_CASE("invalid UTF-8 in the envelope and in a text summary never reaches the JSON (found by the fuzz target)") {
+    CHECK(decode_ok(envelope("v1", "Config\xffMap", configmap_raw), "", "ConfigMap")
+              .starts_with("{\"kind\":\"Config\xef\xbf\xbdMap\",\"apiVersion\":\"v1\","));
+    // A JSON-looking body is summarized as text: cut inside a character, it gets U+FFFD too.
+    std::string body = std::string("{\"a\":\"") + std::string(23, 'x') + "\xc3\xa9\xc3\xa9";
+    CHECK(decode_error(body, "", "ConfigMap").ends_with("xxxx\xef\xbf\xbd ...)"));
+}
+
 TEST_CASE("garbage after the magic never crashes the decoder") {
     std::uint64_t state = 0x9e3779b97f4a7c15ULL;  // a fixed seed: the same bytes every run
     auto next = [&] {
