@@ -5,8 +5,8 @@
 // real message that kcoro does not decode yet (skipped with a warning).
 #include "store/proto_schema.hpp"
 
-#include <algorithm>
 #include <array>
+#include <unordered_map>
 
 namespace kcoro::apiserver::proto {
 
@@ -916,8 +916,14 @@ constexpr std::array kinds{
 } // namespace
 
 const message_desc* find_message(std::string_view name) {
-    auto it = std::find_if(messages.begin(), messages.end(), [&](const message_desc& m) { return m.name == name; });
-    return it == messages.end() ? nullptr : &*it;
+    // Looked up for every nested message of every body: an index, built once.
+    static const std::unordered_map<std::string_view, const message_desc*> index = [] {
+        std::unordered_map<std::string_view, const message_desc*> m;
+        for (const auto& d : messages) m.emplace(d.name, &d);
+        return m;
+    }();
+    auto it = index.find(name);
+    return it == index.end() ? nullptr : it->second;
 }
 
 const message_desc* message_for_kind(std::string_view group, std::string_view kind) {
