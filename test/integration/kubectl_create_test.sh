@@ -30,6 +30,12 @@ out=$(k create configmap x --from-literal=a=b -v=8); expect "configmap: protobuf
 expect "create configmap" "configmap/x created" "$out"
 out=$(k get configmap x -o jsonpath='{.data.a}'); expect "configmap data" "^b$" "$out"
 
+# --from-file: text goes to data, bytes that are not UTF-8 to binaryData (bytes map, base64 in JSON).
+printf 'hello' > "$WORK/t.txt"
+printf '\300\300\300binary' > "$WORK/bin.dat"
+out=$(k create configmap files --from-file="$WORK/t.txt" --from-file=bin="$WORK/bin.dat"); expect "create configmap --from-file" "configmap/files created" "$out"
+out=$(k get configmap files -o jsonpath='{.data.t\.txt} {.binaryData.bin}'); expect "data and binaryData" "^hello $(base64 -w0 "$WORK/bin.dat")$" "$out"
+
 out=$(k create namespace foo); expect "create namespace" "namespace/foo created" "$out"
 out=$(k get namespace foo -o jsonpath='{.status.phase} {.spec.finalizers[0]}'); expect "namespace defaults" "^Active kubernetes$" "$out"
 
