@@ -162,6 +162,12 @@ TEST_CASE("protobuf over HTTP: kubectl's creates, the object read back, the 400/
         calls.push_back(call{bhttp::verb::put, "/apis/apps/v1/namespaces/default/deployments/d/scale",
                                        envelope("autoscaling/v1", "Scale", ld(1, ld(1, "d")) + ld(2, vi(1, 4)) + vi(98, 1)),
                                        protobuf});
+        // 14: a Service as a typed client writes it without a targetPort: the
+        // IntOrString struct is always on the wire ({type 0, intVal 0}), defaulted to the port.
+        std::string port = ld(1, "http") + ld(2, "TCP") + vi(3, 8080) + ld(4, vi(1, 0) + vi(2, 0)) + vi(5, 0);
+        calls.push_back(call{bhttp::verb::post, ns + "/services",
+                             envelope("v1", "Service", ld(1, ld(1, "svc")) + ld(2, ld(1, port) + entry(2, "app", "d"))),
+                             protobuf});
     }
     auto flow = [&]() -> asio::awaitable<void> {
         const tcp::endpoint at{asio::ip::make_address("127.0.0.1"), srv.port()};
@@ -172,7 +178,7 @@ TEST_CASE("protobuf over HTTP: kubectl's creates, the object read back, the 400/
     };
     asio::co_spawn(io, flow(), asio::detached);
     REQUIRE(run_until(io, [&] { return done; }));
-    REQUIRE(r.size() == 14);
+    REQUIRE(r.size() == 15);
 
     CHECK(r[0].code == 201);
     CHECK(obj(r[0])["data"].as_object()["a"] == "b");
@@ -224,6 +230,8 @@ TEST_CASE("protobuf over HTTP: kubectl's creates, the object read back, the 400/
     CHECK(obj(r[13])["spec"].as_object()["replicas"] == 4);
     REQUIRE(r[13].warnings.size() == 1);
     CHECK(r[13].warnings[0].find("<root>: Scale field 98") != std::string::npos);
+    CHECK(r[14].code == 201);
+    CHECK(obj(r[14])["spec"].as_object()["ports"].as_array()[0].as_object()["targetPort"] == 8080);
     srv.stop(0ms);
     CHECK(run_until(io, [&] { return srv.http_server()->session_count() == 0; }));
 }
