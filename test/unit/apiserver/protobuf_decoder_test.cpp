@@ -56,7 +56,8 @@ const std::string configmap_raw("\x0a\x05\x0a\x01x\x42\x00"
 } // namespace
 
 TEST_CASE("the envelope: magic, runtime.Unknown's typeMeta, raw, contentEncoding, contentType") {
-    auto parsed = proto::parse_envelope(envelope("v1", "ConfigMap", configmap_raw));
+    const std::string body = envelope("v1", "ConfigMap", configmap_raw);  // raw views into it
+    auto parsed = proto::parse_envelope(body);
     REQUIRE(std::holds_alternative<proto::unknown_envelope>(parsed));
     const auto& env = std::get<proto::unknown_envelope>(parsed);
     CHECK(env.api_version == "v1");

@@ -57,7 +57,7 @@ std::string envelope(std::string_view api_version, std::string_view kind, std::s
     return std::string("k8s\0", 4) + ld(1, ld(1, api_version) + ld(2, kind)) + ld(2, raw) + ld(3, "") + ld(4, "");
 }
 
-struct call {
+struct pb_call {
     bhttp::verb verb;
     std::string target;
     std::string body = {};
@@ -65,17 +65,17 @@ struct call {
     std::string accept = kubectl_accept;
 };
 
-struct reply {
+struct pb_reply {
     unsigned code = 0;
     std::string body;
     std::vector<std::string> warnings;
 };
 
-struct client {
+struct pb_client {
     tcp::socket s;
     beast::flat_buffer buf;
-    explicit client(asio::io_context& io) : s(io) {}
-    asio::awaitable<reply> request(const call& q) {
+    explicit pb_client(asio::io_context& io) : s(io) {}
+    asio::awaitable<pb_reply> request(const pb_call& q) {
         bhttp::request<bhttp::string_body> req{q.verb, q.target, 11};
         req.set(bhttp::field::host, "127.0.0.1");
         if (!q.content_type.empty()) req.set(bhttp::field::content_type, q.content_type);
@@ -83,11 +83,11 @@ struct client {
         req.body() = q.body;
         req.prepare_payload();
         auto [wec, wn] = co_await bhttp::async_write(s, req, tuple_awaitable);
-        if (wec) co_return reply{};
+        if (wec) co_return pb_reply{};
         bhttp::response<bhttp::string_body> res;
         auto [rec, rn] = co_await bhttp::async_read(s, buf, res, tuple_awaitable);
-        if (rec) co_return reply{};
-        reply r{res.result_int(), res.body(), {}};
+        if (rec) co_return pb_reply{};
+        pb_reply r{res.result_int(), res.body(), {}};
         for (const auto& f : res) {
             if (f.name_string() == "Warning") r.warnings.emplace_back(f.value());
         }
@@ -95,7 +95,7 @@ struct client {
     }
 };
 
-json::object obj(const reply& r) { return json::parse(r.body).as_object(); }
+json::object obj(const pb_reply& r) { return json::parse(r.body).as_object(); }
 
 } // namespace
 
@@ -104,68 +104,68 @@ TEST_CASE("protobuf over HTTP: kubectl's creates, the object read back, the 400/
     io::manual_clock clk;
     apiserver::server srv(io.get_executor(), clk, {});
     REQUIRE(srv.start().has_value());
-    client c(io);
-    std::vector<reply> r;
+    pb_client c(io);
+    std::vector<pb_reply> r;
     bool done = false;
     const std::string ns = "/api/v1/namespaces/default";
     // Every request built first: no temporaries in a co_await operand (g++ 12).
-    std::vector<call> calls;
+    std::vector<pb_call> calls;
     {
         // 0: kubectl create configmap x --from-literal=a=b (ObjectMeta with every non-pointer field, as gogo writes it).
         std::string meta = ld(1, "x") + ld(2, "") + ld(3, "") + ld(4, "") + ld(5, "") + ld(6, "") + vi(7, 0) + ld(8, "");
-        calls.push_back(call{bhttp::verb::post, ns + "/configmaps?fieldManager=kubectl-create&fieldValidation=Strict",
+        calls.push_back(pb_call{bhttp::verb::post, ns + "/configmaps?fieldManager=kubectl-create&fieldValidation=Strict",
                                        envelope("v1", "ConfigMap", ld(1, meta) + entry(2, "a", "b")), protobuf});
         // 1: read back.
-        calls.push_back(call{bhttp::verb::get, ns + "/configmaps/x"});
+        calls.push_back(pb_call{bhttp::verb::get, ns + "/configmaps/x"});
         // 2: a Secret with binary data, plus a field kcoro does not decode (99).
-        calls.push_back(call{bhttp::verb::post, ns + "/secrets",
+        calls.push_back(pb_call{bhttp::verb::post, ns + "/secrets",
                                        envelope("v1", "Secret", ld(1, ld(1, "s")) + entry(2, "k", std::string("\0\xff", 2)) +
                                                                     ld(3, "Opaque") + vi(99, 1)),
                                        protobuf});
         // 3: update of the ConfigMap (PUT) in protobuf.
-        calls.push_back(call{bhttp::verb::put, ns + "/configmaps/x",
+        calls.push_back(pb_call{bhttp::verb::put, ns + "/configmaps/x",
                                        envelope("v1", "ConfigMap", ld(1, ld(1, "x")) + entry(2, "a", "c")), protobuf});
         // 4: garbage: 400 with the envelope error.
-        calls.push_back(call{bhttp::verb::post, ns + "/configmaps", "nope", protobuf});
+        calls.push_back(pb_call{bhttp::verb::post, ns + "/configmaps", "nope", protobuf});
         // 5: a kind kcoro has no table for (CRDs): 415 listing what it takes.
-        calls.push_back(call{bhttp::verb::post, "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
+        calls.push_back(pb_call{bhttp::verb::post, "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
                                        envelope("apiextensions.k8s.io/v1", "CustomResourceDefinition", ld(1, ld(1, "x"))),
                                        protobuf});
         // 6: an unknown content type: 415 listing all three.
-        calls.push_back(call{bhttp::verb::post, ns + "/configmaps", "x", "text/plain"});
+        calls.push_back(pb_call{bhttp::verb::post, ns + "/configmaps", "x", "text/plain"});
         // 7: a client that accepts only protobuf: 406 (kcoro encodes JSON only).
-        calls.push_back(call{bhttp::verb::get, ns + "/configmaps/x", {}, {}, protobuf});
+        calls.push_back(pb_call{bhttp::verb::get, ns + "/configmaps/x", {}, {}, protobuf});
         // 8: a protobuf DeleteOptions body (client-go's typed Delete) with a uid precondition that fails.
-        calls.push_back(call{bhttp::verb::delete_, ns + "/configmaps/x",
+        calls.push_back(pb_call{bhttp::verb::delete_, ns + "/configmaps/x",
                                        envelope("v1", "DeleteOptions", ld(2, ld(1, "wrong-uid"))), protobuf});
         // 9: a Lease as client-go's leader election writes it (MicroTime renewTime).
-        calls.push_back(call{
+        calls.push_back(pb_call{
             bhttp::verb::post, "/apis/coordination.k8s.io/v1/namespaces/default/leases",
             envelope("coordination.k8s.io/v1", "Lease",
                      ld(1, ld(1, "leader")) + ld(2, ld(1, "me") + vi(2, 15) + ld(4, vi(1, 1767323045) + vi(2, 250000000)))),
             protobuf});
         // 10, 11: a CRD (JSON), then one of its objects in protobuf: the real server's 400.
-        calls.push_back(call{bhttp::verb::post, "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
+        calls.push_back(pb_call{bhttp::verb::post, "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
                                        R"({"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition",
             "metadata":{"name":"widgets.example.com"},"spec":{"group":"example.com","scope":"Namespaced",
             "names":{"plural":"widgets","singular":"widget","kind":"Widget"},"versions":[{"name":"v1","served":true,
             "storage":true,"schema":{"openAPIV3Schema":{"type":"object","x-kubernetes-preserve-unknown-fields":true}}}]}})",
                                        "application/json"});
-        calls.push_back(call{bhttp::verb::post, "/apis/example.com/v1/namespaces/default/widgets",
+        calls.push_back(pb_call{bhttp::verb::post, "/apis/example.com/v1/namespaces/default/widgets",
                                        envelope("example.com/v1", "Widget", ld(1, ld(1, "w"))), protobuf});
         // 12: a Deployment in protobuf, 13: its Scale updated in protobuf (client-go's UpdateScale).
         std::string tmpl = ld(1, entry(11, "app", "d")) + ld(2, ld(2, ld(1, "c") + ld(2, "nginx")));
-        calls.push_back(call{
+        calls.push_back(pb_call{
             bhttp::verb::post, "/apis/apps/v1/namespaces/default/deployments",
             envelope("apps/v1", "Deployment", ld(1, ld(1, "d")) + ld(2, ld(2, entry(1, "app", "d")) + ld(3, tmpl))),
             protobuf});
-        calls.push_back(call{bhttp::verb::put, "/apis/apps/v1/namespaces/default/deployments/d/scale",
+        calls.push_back(pb_call{bhttp::verb::put, "/apis/apps/v1/namespaces/default/deployments/d/scale",
                                        envelope("autoscaling/v1", "Scale", ld(1, ld(1, "d")) + ld(2, vi(1, 4)) + vi(98, 1)),
                                        protobuf});
         // 14: a Service as a typed client writes it without a targetPort: the
         // IntOrString struct is always on the wire ({type 0, intVal 0}), defaulted to the port.
         std::string port = ld(1, "http") + ld(2, "TCP") + vi(3, 8080) + ld(4, vi(1, 0) + vi(2, 0)) + vi(5, 0);
-        calls.push_back(call{bhttp::verb::post, ns + "/services",
+        calls.push_back(pb_call{bhttp::verb::post, ns + "/services",
                              envelope("v1", "Service", ld(1, ld(1, "svc")) + ld(2, ld(1, port) + entry(2, "app", "d"))),
                              protobuf});
     }
