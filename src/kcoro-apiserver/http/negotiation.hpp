@@ -12,7 +12,11 @@
 //     PartialObjectMetadata, PartialObjectMetadataList in meta.k8s.io v1 or
 //     v1beta1); none → 406 `only the following media types are accepted: ...`.
 // kcoro-apiserver encodes JSON only, so YAML and protobuf ranges are skipped
-// (a real server would serve them; see docs/apiserver.md).
+// (a real server would serve them; see docs/apiserver.md): client-go's
+// default Accept with a protobuf ContentType, `application/vnd.kubernetes.protobuf, */*`
+// (k8s.io/client-go/rest/request.go newRequest), is answered in JSON, which
+// client-go decodes by the response's Content-Type. A client that accepts
+// only protobuf gets the 406 below.
 //
 // Pure functions; thread safety: values.
 #pragma once
@@ -58,6 +62,10 @@ inline const char* meta_api_version(media_choice m) noexcept {
 /// The media types the real server lists in 406 and 415 answers.
 inline constexpr std::string_view served_media_types =
     "application/json, application/yaml, application/vnd.kubernetes.protobuf";
+
+/// What kcoro-apiserver decodes for a built-in kind it has no protobuf
+/// table for (store/proto_schema.hpp): its 415 lists only these.
+inline constexpr std::string_view json_yaml_media_types = "application/json, application/yaml";
 
 /// The handler's 406 message (negotiation.errNotAcceptable).
 std::string not_acceptable_message();

@@ -97,6 +97,13 @@ std::vector<status_cause> service_rules(json::object& obj, const json::object* o
             if (!valid_port(port)) {
                 causes.push_back(errors::field_invalid(path + ".port", std::to_string(port), port_range_msg));
             } else {
+                // SetDefaults_Service (pkg/apis/core/v1/defaults.go): a targetPort of 0
+                // or "" is unset. Go clients always send one (intstr.IntOrString is a
+                // struct): `"targetPort":0` in JSON, {type 0, intVal 0} in protobuf.
+                if (const auto* tp = p.if_contains("targetPort");
+                    tp && ((tp->is_int64() && tp->get_int64() == 0) || (tp->is_string() && tp->get_string().empty()))) {
+                    p.erase("targetPort");
+                }
                 set_default(p, "targetPort", port);
             }
             auto proto = str_at(p, "protocol");

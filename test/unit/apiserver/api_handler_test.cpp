@@ -567,10 +567,13 @@ TEST_CASE("api_handler: Accept negotiation: Table for kubectl get, 406 for proto
     CHECK(st["message"] ==
           "only the following media types are accepted: application/json, application/yaml, "
           "application/vnd.kubernetes.protobuf");
-    // A protobuf body is 415.
-    auto body415 = f.answer("POST", "/api/v1/namespaces/default/configmaps", "x", "application/vnd.kubernetes.protobuf");
-    CHECK(body415.status == 415);
-    CHECK(body_of(body415)["reason"] == "UnsupportedMediaType");
+    // A protobuf body is decoded (store/protobuf_decoder.hpp); one without
+    // the k8s\0 magic is the decoder's 400, as on a real server.
+    auto body400 = f.answer("POST", "/api/v1/namespaces/default/configmaps", "x", "application/vnd.kubernetes.protobuf");
+    CHECK(body400.status == 400);
+    CHECK(body_of(body400)["message"] ==
+          "the object provided is unrecognized (must be of type ConfigMap): provided data does not appear to be a "
+          "protobuf message, expected prefix [107 56 115 0] (78)");
 }
 
 TEST_CASE("api_handler: Table columns of a custom resource are its additionalPrinterColumns") {

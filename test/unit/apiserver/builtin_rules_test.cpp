@@ -460,3 +460,17 @@ TEST_CASE("finalizer names: core's validateKubeFinalizerName and the orphan/fore
     json::object ok{{"metadata", json::object{{"name", "f3"}, {"finalizers", json::array{"kubernetes", "orphan", "x.io/y"}}}}};
     CHECK(s.create(ctx_at(), resources::configmaps(), "default", ok));
 }
+
+TEST_CASE("a Service port's targetPort of 0 or \"\" is unset: defaulted to the port (SetDefaults_Service)") {
+    // Go clients always send targetPort (an IntOrString struct): 0 in JSON and in protobuf when unset.
+    object_store s;
+    auto r = s.create(ctx_at(), resources::services(), "default",
+                      obj(R"({"apiVersion":"v1","kind":"Service","metadata":{"name":"t"},"spec":{"ports":[
+                            {"name":"a","port":81,"targetPort":0},{"name":"b","port":82,"targetPort":""},
+                            {"name":"c","port":83,"targetPort":"http"}]}})"));
+    REQUIRE(r);
+    const auto& ports = find_path(*r, {"spec", "ports"})->as_array();
+    CHECK(ports[0].at("targetPort") == 81);
+    CHECK(ports[1].at("targetPort") == 82);
+    CHECK(ports[2].at("targetPort") == "http");
+}

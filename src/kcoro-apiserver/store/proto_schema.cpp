@@ -1,0 +1,936 @@
+// Tables written from the public API's field numbers and Go struct tags
+// (k8s.io/api v0.32 core/v1, apps/v1, coordination/v1, events/v1 and autoscaling/v1 types.go / generated.proto,
+// k8s.io/apimachinery v0.32 pkg/apis/meta/v1). Order is the Go struct's, so
+// the decoded JSON keeps Go's key order. Commented numbers are fields of the
+// real message that kcoro does not decode yet (skipped with a warning).
+#include "store/proto_schema.hpp"
+
+#include <array>
+#include <unordered_map>
+
+namespace kcoro::apiserver::proto {
+
+namespace {
+
+using k = field_kind;
+
+// clang-format off
+constexpr field_desc ObjectMeta[] = {
+    {1, "name", "Name", k::string, "", omit},
+    {2, "generateName", "GenerateName", k::string, "", omit},
+    {3, "namespace", "Namespace", k::string, "", omit},
+    {4, "selfLink", "SelfLink", k::string, "", omit},
+    {5, "uid", "UID", k::string, "", omit},
+    {6, "resourceVersion", "ResourceVersion", k::string, "", omit},
+    {7, "generation", "Generation", k::int64, "", omit},
+    {8, "creationTimestamp", "CreationTimestamp", k::time, "", omit},
+    {9, "deletionTimestamp", "DeletionTimestamp", k::time, "", ptr|omit},
+    {10, "deletionGracePeriodSeconds", "DeletionGracePeriodSeconds", k::int64, "", ptr|omit},
+    {11, "labels", "Labels", k::string_map, "", omit},
+    {12, "annotations", "Annotations", k::string_map, "", omit},
+    {13, "ownerReferences", "OwnerReferences", k::message, "OwnerReference", rep|omit},
+    {14, "finalizers", "Finalizers", k::string, "", rep|omit},
+    {17, "managedFields", "ManagedFields", k::message, "ManagedFieldsEntry", rep|omit},
+};
+constexpr field_desc OwnerReference[] = {
+    {5, "apiVersion", "APIVersion", k::string, "", 0},
+    {1, "kind", "Kind", k::string, "", 0},
+    {3, "name", "Name", k::string, "", 0},
+    {4, "uid", "UID", k::string, "", 0},
+    {6, "controller", "Controller", k::boolean, "", ptr|omit},
+    {7, "blockOwnerDeletion", "BlockOwnerDeletion", k::boolean, "", ptr|omit},
+};
+constexpr field_desc ManagedFieldsEntry[] = {
+    {1, "manager", "Manager", k::string, "", omit},
+    {2, "operation", "Operation", k::string, "", omit},
+    {3, "apiVersion", "APIVersion", k::string, "", omit},
+    {4, "time", "Time", k::time, "", ptr|omit},
+    {6, "fieldsType", "FieldsType", k::string, "", omit},
+    {7, "fieldsV1", "FieldsV1", k::fields_v1, "", ptr|omit},
+    {8, "subresource", "Subresource", k::string, "", omit},
+};
+constexpr field_desc LabelSelector[] = {
+    {1, "matchLabels", "MatchLabels", k::string_map, "", omit},
+    {2, "matchExpressions", "MatchExpressions", k::message, "LabelSelectorRequirement", rep|omit},
+};
+constexpr field_desc LabelSelectorRequirement[] = {
+    {1, "key", "Key", k::string, "", 0},
+    {2, "operator", "Operator", k::string, "", 0},
+    {3, "values", "Values", k::string, "", rep|omit},
+};
+constexpr field_desc Condition[] = {
+    {1, "type", "Type", k::string, "", 0},
+    {2, "status", "Status", k::string, "", 0},
+    {3, "observedGeneration", "ObservedGeneration", k::int64, "", omit},
+    {4, "lastTransitionTime", "LastTransitionTime", k::time, "", 0},
+    {5, "reason", "Reason", k::string, "", 0},
+    {6, "message", "Message", k::string, "", 0},
+};
+constexpr field_desc ConfigMap[] = {
+    {1, "metadata", "ObjectMeta", k::message, "ObjectMeta", omit},
+    {4, "immutable", "Immutable", k::boolean, "", ptr|omit},
+    {2, "data", "Data", k::string_map, "", omit},
+    {3, "binaryData", "BinaryData", k::bytes_map, "", omit},
+};
+constexpr field_desc Secret[] = {
+    {1, "metadata", "ObjectMeta", k::message, "ObjectMeta", omit},
+    {5, "immutable", "Immutable", k::boolean, "", ptr|omit},
+    {2, "data", "Data", k::bytes_map, "", omit},
+    {4, "stringData", "StringData", k::string_map, "", omit},
+    {3, "type", "Type", k::string, "", omit},
+};
+constexpr field_desc Namespace[] = {
+    {1, "metadata", "ObjectMeta", k::message, "ObjectMeta", omit},
+    {2, "spec", "Spec", k::message, "NamespaceSpec", omit},
+    {3, "status", "Status", k::message, "NamespaceStatus", omit},
+};
+constexpr field_desc NamespaceSpec[] = {
+    {1, "finalizers", "Finalizers", k::string, "", rep|omit},
+};
+constexpr field_desc NamespaceStatus[] = {
+    {1, "phase", "Phase", k::string, "", omit},
+    {2, "conditions", "Conditions", k::message, "NamespaceCondition", rep|omit},
+};
+constexpr field_desc NamespaceCondition[] = {
+    {1, "type", "Type", k::string, "", 0},
+    {2, "status", "Status", k::string, "", 0},
+    {4, "lastTransitionTime", "LastTransitionTime", k::time, "", omit},
+    {5, "reason", "Reason", k::string, "", omit},
+    {6, "message", "Message", k::string, "", omit},
+};
+constexpr field_desc ServiceAccount[] = {
+    {1, "metadata", "ObjectMeta", k::message, "ObjectMeta", omit},
+    {2, "secrets", "Secrets", k::message, "ObjectReference", rep|omit},
+    {3, "imagePullSecrets", "ImagePullSecrets", k::message, "LocalObjectReference", rep|omit},
+    {4, "automountServiceAccountToken", "AutomountServiceAccountToken", k::boolean, "", ptr|omit},
+};
+constexpr field_desc ObjectReference[] = {
+    {1, "kind", "Kind", k::string, "", omit},
+    {2, "namespace", "Namespace", k::string, "", omit},
+    {3, "name", "Name", k::string, "", omit},
+    {4, "uid", "UID", k::string, "", omit},
+    {5, "apiVersion", "APIVersion", k::string, "", omit},
+    {6, "resourceVersion", "ResourceVersion", k::string, "", omit},
+    {7, "fieldPath", "FieldPath", k::string, "", omit},
+};
+constexpr field_desc LocalObjectReference[] = {
+    {1, "name", "Name", k::string, "", omit},
+};
+constexpr field_desc Service[] = {
+    {1, "metadata", "ObjectMeta", k::message, "ObjectMeta", omit},
+    {2, "spec", "Spec", k::message, "ServiceSpec", omit},
+    {3, "status", "Status", k::message, "ServiceStatus", omit},
+};
+constexpr field_desc ServiceSpec[] = {
+    {1, "ports", "Ports", k::message, "ServicePort", rep|omit},
+    {2, "selector", "Selector", k::string_map, "", omit},
+    {3, "clusterIP", "ClusterIP", k::string, "", omit},
+    {18, "clusterIPs", "ClusterIPs", k::string, "", rep|omit},
+    {4, "type", "Type", k::string, "", omit},
+    {5, "externalIPs", "ExternalIPs", k::string, "", rep|omit},
+    {7, "sessionAffinity", "SessionAffinity", k::string, "", omit},
+    {8, "loadBalancerIP", "LoadBalancerIP", k::string, "", omit},
+    {9, "loadBalancerSourceRanges", "LoadBalancerSourceRanges", k::string, "", rep|omit},
+    {10, "externalName", "ExternalName", k::string, "", omit},
+    {11, "externalTrafficPolicy", "ExternalTrafficPolicy", k::string, "", omit},
+    {12, "healthCheckNodePort", "HealthCheckNodePort", k::int32, "", omit},
+    {13, "publishNotReadyAddresses", "PublishNotReadyAddresses", k::boolean, "", omit},
+    {14, "sessionAffinityConfig", "SessionAffinityConfig", k::message, "SessionAffinityConfig", ptr|omit},
+    {19, "ipFamilies", "IPFamilies", k::string, "", rep|omit},
+    {17, "ipFamilyPolicy", "IPFamilyPolicy", k::string, "", ptr|omit},
+    {20, "allocateLoadBalancerNodePorts", "AllocateLoadBalancerNodePorts", k::boolean, "", ptr|omit},
+    {21, "loadBalancerClass", "LoadBalancerClass", k::string, "", ptr|omit},
+    {22, "internalTrafficPolicy", "InternalTrafficPolicy", k::string, "", ptr|omit},
+    {23, "trafficDistribution", "TrafficDistribution", k::string, "", ptr|omit},
+};
+constexpr field_desc ServicePort[] = {
+    {1, "name", "Name", k::string, "", omit},
+    {2, "protocol", "Protocol", k::string, "", omit},
+    {6, "appProtocol", "AppProtocol", k::string, "", ptr|omit},
+    {3, "port", "Port", k::int32, "", 0},
+    {4, "targetPort", "TargetPort", k::int_or_string, "", omit},
+    {5, "nodePort", "NodePort", k::int32, "", omit},
+};
+constexpr field_desc ServiceStatus[] = {
+    {1, "loadBalancer", "LoadBalancer", k::message, "LoadBalancerStatus", omit},
+    {2, "conditions", "Conditions", k::message, "Condition", rep|omit},
+};
+constexpr field_desc LoadBalancerStatus[] = {
+    {1, "ingress", "Ingress", k::message, "LoadBalancerIngress", rep|omit},
+};
+constexpr field_desc LoadBalancerIngress[] = {
+    {1, "ip", "IP", k::string, "", omit},
+    {2, "hostname", "Hostname", k::string, "", omit},
+    {3, "ipMode", "IPMode", k::string, "", ptr|omit},
+    {4, "ports", "Ports", k::message, "PortStatus", rep|omit},
+};
+constexpr field_desc PortStatus[] = {
+    {1, "port", "Port", k::int32, "", 0},
+    {2, "protocol", "Protocol", k::string, "", 0},
+    {3, "error", "Error", k::string, "", ptr|omit},
+};
+constexpr field_desc SessionAffinityConfig[] = {
+    {1, "clientIP", "ClientIP", k::message, "ClientIPConfig", ptr|omit},
+};
+constexpr field_desc ClientIPConfig[] = {
+    {1, "timeoutSeconds", "TimeoutSeconds", k::int32, "", ptr|omit},
+};
+constexpr field_desc Deployment[] = {
+    {1, "metadata", "ObjectMeta", k::message, "ObjectMeta", omit},
+    {2, "spec", "Spec", k::message, "DeploymentSpec", omit},
+    {3, "status", "Status", k::message, "DeploymentStatus", omit},
+};
+constexpr field_desc DeploymentSpec[] = {
+    {1, "replicas", "Replicas", k::int32, "", ptr|omit},
+    {2, "selector", "Selector", k::message, "LabelSelector", ptr},
+    {3, "template", "Template", k::message, "PodTemplateSpec", 0},
+    {4, "strategy", "Strategy", k::message, "DeploymentStrategy", omit},
+    {5, "minReadySeconds", "MinReadySeconds", k::int32, "", omit},
+    {6, "revisionHistoryLimit", "RevisionHistoryLimit", k::int32, "", ptr|omit},
+    {7, "paused", "Paused", k::boolean, "", omit},
+    {9, "progressDeadlineSeconds", "ProgressDeadlineSeconds", k::int32, "", ptr|omit},
+};
+constexpr field_desc DeploymentStrategy[] = {
+    {1, "type", "Type", k::string, "", omit},
+    {2, "rollingUpdate", "RollingUpdate", k::message, "RollingUpdateDeployment", ptr|omit},
+};
+constexpr field_desc RollingUpdateDeployment[] = {
+    {1, "maxUnavailable", "MaxUnavailable", k::int_or_string, "", ptr|omit},
+    {2, "maxSurge", "MaxSurge", k::int_or_string, "", ptr|omit},
+};
+constexpr field_desc DeploymentStatus[] = {
+    {1, "observedGeneration", "ObservedGeneration", k::int64, "", omit},
+    {2, "replicas", "Replicas", k::int32, "", omit},
+    {3, "updatedReplicas", "UpdatedReplicas", k::int32, "", omit},
+    {7, "readyReplicas", "ReadyReplicas", k::int32, "", omit},
+    {4, "availableReplicas", "AvailableReplicas", k::int32, "", omit},
+    {5, "unavailableReplicas", "UnavailableReplicas", k::int32, "", omit},
+    {6, "conditions", "Conditions", k::message, "DeploymentCondition", rep|omit},
+    {8, "collisionCount", "CollisionCount", k::int32, "", ptr|omit},
+};
+constexpr field_desc DeploymentCondition[] = {
+    {1, "type", "Type", k::string, "", 0},
+    {2, "status", "Status", k::string, "", 0},
+    {6, "lastUpdateTime", "LastUpdateTime", k::time, "", omit},
+    {7, "lastTransitionTime", "LastTransitionTime", k::time, "", omit},
+    {4, "reason", "Reason", k::string, "", omit},
+    {5, "message", "Message", k::string, "", omit},
+};
+constexpr field_desc PodTemplateSpec[] = {
+    {1, "metadata", "ObjectMeta", k::message, "ObjectMeta", omit},
+    {2, "spec", "Spec", k::message, "PodSpec", omit},
+};
+constexpr field_desc PodSpec[] = {
+    {1, "volumes", "Volumes", k::message, "Volume", rep|omit},
+    {20, "initContainers", "InitContainers", k::message, "Container", rep|omit},
+    {2, "containers", "Containers", k::message, "Container", rep},
+    {34, "ephemeralContainers", "EphemeralContainers", k::message, "EphemeralContainer", rep|omit},
+    {3, "restartPolicy", "RestartPolicy", k::string, "", omit},
+    {4, "terminationGracePeriodSeconds", "TerminationGracePeriodSeconds", k::int64, "", ptr|omit},
+    {5, "activeDeadlineSeconds", "ActiveDeadlineSeconds", k::int64, "", ptr|omit},
+    {6, "dnsPolicy", "DNSPolicy", k::string, "", omit},
+    {7, "nodeSelector", "NodeSelector", k::string_map, "", omit},
+    {8, "serviceAccountName", "ServiceAccountName", k::string, "", omit},
+    {9, "serviceAccount", "DeprecatedServiceAccount", k::string, "", omit},
+    {21, "automountServiceAccountToken", "AutomountServiceAccountToken", k::boolean, "", ptr|omit},
+    {10, "nodeName", "NodeName", k::string, "", omit},
+    {11, "hostNetwork", "HostNetwork", k::boolean, "", omit},
+    {12, "hostPID", "HostPID", k::boolean, "", omit},
+    {13, "hostIPC", "HostIPC", k::boolean, "", omit},
+    {27, "shareProcessNamespace", "ShareProcessNamespace", k::boolean, "", ptr|omit},
+    {14, "securityContext", "SecurityContext", k::message, "PodSecurityContext", ptr|omit},
+    {15, "imagePullSecrets", "ImagePullSecrets", k::message, "LocalObjectReference", rep|omit},
+    {16, "hostname", "Hostname", k::string, "", omit},
+    {17, "subdomain", "Subdomain", k::string, "", omit},
+    {18, "affinity", "Affinity", k::message, "Affinity", ptr|omit},
+    {19, "schedulerName", "SchedulerName", k::string, "", omit},
+    {22, "tolerations", "Tolerations", k::message, "Toleration", rep|omit},
+    {23, "hostAliases", "HostAliases", k::message, "HostAlias", rep|omit},
+    {24, "priorityClassName", "PriorityClassName", k::string, "", omit},
+    {25, "priority", "Priority", k::int32, "", ptr|omit},
+    {26, "dnsConfig", "DNSConfig", k::message, "PodDNSConfig", ptr|omit},
+    {28, "readinessGates", "ReadinessGates", k::message, "PodReadinessGate", rep|omit},
+    {29, "runtimeClassName", "RuntimeClassName", k::string, "", ptr|omit},
+    {30, "enableServiceLinks", "EnableServiceLinks", k::boolean, "", ptr|omit},
+    {31, "preemptionPolicy", "PreemptionPolicy", k::string, "", ptr|omit},
+    {32, "overhead", "Overhead", k::quantity_map, "", omit},
+    {33, "topologySpreadConstraints", "TopologySpreadConstraints", k::message, "TopologySpreadConstraint", rep|omit},
+    {35, "setHostnameAsFQDN", "SetHostnameAsFQDN", k::boolean, "", ptr|omit},
+    {36, "os", "OS", k::message, "PodOS", ptr|omit},
+    {37, "hostUsers", "HostUsers", k::boolean, "", ptr|omit},
+    {38, "schedulingGates", "SchedulingGates", k::message, "PodSchedulingGate", rep|omit},
+    {39, "resourceClaims", "ResourceClaims", k::message, "PodResourceClaim", rep|omit},
+    {40, "resources", "Resources", k::message, "ResourceRequirements", ptr|omit},
+};
+constexpr field_desc Container[] = {
+    {1, "name", "Name", k::string, "", 0},
+    {2, "image", "Image", k::string, "", omit},
+    {3, "command", "Command", k::string, "", rep|omit},
+    {4, "args", "Args", k::string, "", rep|omit},
+    {5, "workingDir", "WorkingDir", k::string, "", omit},
+    {6, "ports", "Ports", k::message, "ContainerPort", rep|omit},
+    {19, "envFrom", "EnvFrom", k::message, "EnvFromSource", rep|omit},
+    {7, "env", "Env", k::message, "EnvVar", rep|omit},
+    {8, "resources", "Resources", k::message, "ResourceRequirements", omit},
+    {23, "resizePolicy", "ResizePolicy", k::message, "ContainerResizePolicy", rep|omit},
+    {24, "restartPolicy", "RestartPolicy", k::string, "", ptr|omit},
+    {9, "volumeMounts", "VolumeMounts", k::message, "VolumeMount", rep|omit},
+    {21, "volumeDevices", "VolumeDevices", k::message, "VolumeDevice", rep|omit},
+    {10, "livenessProbe", "LivenessProbe", k::message, "Probe", ptr|omit},
+    {11, "readinessProbe", "ReadinessProbe", k::message, "Probe", ptr|omit},
+    {22, "startupProbe", "StartupProbe", k::message, "Probe", ptr|omit},
+    {12, "lifecycle", "Lifecycle", k::message, "Lifecycle", ptr|omit},
+    {13, "terminationMessagePath", "TerminationMessagePath", k::string, "", omit},
+    {20, "terminationMessagePolicy", "TerminationMessagePolicy", k::string, "", omit},
+    {14, "imagePullPolicy", "ImagePullPolicy", k::string, "", omit},
+    {15, "securityContext", "SecurityContext", k::message, "SecurityContext", ptr|omit},
+    {16, "stdin", "Stdin", k::boolean, "", omit},
+    {17, "stdinOnce", "StdinOnce", k::boolean, "", omit},
+    {18, "tty", "TTY", k::boolean, "", omit},
+};
+constexpr field_desc ContainerPort[] = {
+    {1, "name", "Name", k::string, "", omit},
+    {2, "hostPort", "HostPort", k::int32, "", omit},
+    {3, "containerPort", "ContainerPort", k::int32, "", 0},
+    {4, "protocol", "Protocol", k::string, "", omit},
+    {5, "hostIP", "HostIP", k::string, "", omit},
+};
+constexpr field_desc EnvVar[] = {
+    {1, "name", "Name", k::string, "", 0},
+    {2, "value", "Value", k::string, "", omit},
+    {3, "valueFrom", "ValueFrom", k::message, "EnvVarSource", ptr|omit},
+};
+constexpr field_desc EnvVarSource[] = {
+    {1, "fieldRef", "FieldRef", k::message, "ObjectFieldSelector", ptr|omit},
+    {2, "resourceFieldRef", "ResourceFieldRef", k::message, "ResourceFieldSelector", ptr|omit},
+    {3, "configMapKeyRef", "ConfigMapKeyRef", k::message, "ConfigMapKeySelector", ptr|omit},
+    {4, "secretKeyRef", "SecretKeyRef", k::message, "SecretKeySelector", ptr|omit},
+};
+constexpr field_desc ConfigMapKeySelector[] = {
+    {1, "", "LocalObjectReference", k::message, "LocalObjectReference", inl},
+    {2, "key", "Key", k::string, "", 0},
+    {3, "optional", "Optional", k::boolean, "", ptr|omit},
+};
+constexpr field_desc SecretKeySelector[] = {
+    {1, "", "LocalObjectReference", k::message, "LocalObjectReference", inl},
+    {2, "key", "Key", k::string, "", 0},
+    {3, "optional", "Optional", k::boolean, "", ptr|omit},
+};
+constexpr field_desc ObjectFieldSelector[] = {
+    {1, "apiVersion", "APIVersion", k::string, "", omit},
+    {2, "fieldPath", "FieldPath", k::string, "", 0},
+};
+constexpr field_desc ResourceFieldSelector[] = {
+    {1, "containerName", "ContainerName", k::string, "", omit},
+    {2, "resource", "Resource", k::string, "", 0},
+    {3, "divisor", "Divisor", k::quantity, "", omit},
+};
+constexpr field_desc EnvFromSource[] = {
+    {1, "prefix", "Prefix", k::string, "", omit},
+    {2, "configMapRef", "ConfigMapRef", k::message, "ConfigMapEnvSource", ptr|omit},
+    {3, "secretRef", "SecretRef", k::message, "SecretEnvSource", ptr|omit},
+};
+constexpr field_desc ConfigMapEnvSource[] = {
+    {1, "", "LocalObjectReference", k::message, "LocalObjectReference", inl},
+    {2, "optional", "Optional", k::boolean, "", ptr|omit},
+};
+constexpr field_desc SecretEnvSource[] = {
+    {1, "", "LocalObjectReference", k::message, "LocalObjectReference", inl},
+    {2, "optional", "Optional", k::boolean, "", ptr|omit},
+};
+constexpr field_desc ResourceRequirements[] = {
+    {1, "limits", "Limits", k::quantity_map, "", omit},
+    {2, "requests", "Requests", k::quantity_map, "", omit},
+    {3, "claims", "Claims", k::message, "ResourceClaim", rep|omit},
+};
+constexpr field_desc ResourceClaim[] = {
+    {1, "name", "Name", k::string, "", 0},
+    {2, "request", "Request", k::string, "", omit},
+};
+constexpr field_desc VolumeMount[] = {
+    {1, "name", "Name", k::string, "", 0},
+    {2, "readOnly", "ReadOnly", k::boolean, "", omit},
+    {7, "recursiveReadOnly", "RecursiveReadOnly", k::string, "", ptr|omit},
+    {3, "mountPath", "MountPath", k::string, "", 0},
+    {4, "subPath", "SubPath", k::string, "", omit},
+    {5, "mountPropagation", "MountPropagation", k::string, "", ptr|omit},
+    {6, "subPathExpr", "SubPathExpr", k::string, "", omit},
+};
+constexpr field_desc Volume[] = {
+    {1, "name", "Name", k::string, "", 0},
+    {2, "", "VolumeSource", k::message, "VolumeSource", inl},
+};
+constexpr field_desc VolumeSource[] = {
+    {1, "hostPath", "HostPath", k::message, "HostPathVolumeSource", ptr|omit},
+    {2, "emptyDir", "EmptyDir", k::message, "EmptyDirVolumeSource", ptr|omit},
+    // 3 gcePersistentDisk: GCEPersistentDiskVolumeSource not decoded
+    // 4 awsElasticBlockStore: AWSElasticBlockStoreVolumeSource not decoded
+    // 5 gitRepo: GitRepoVolumeSource not decoded
+    {6, "secret", "Secret", k::message, "SecretVolumeSource", ptr|omit},
+    {7, "nfs", "NFS", k::message, "NFSVolumeSource", ptr|omit},
+    // 8 iscsi: ISCSIVolumeSource not decoded
+    // 9 glusterfs: GlusterfsVolumeSource not decoded
+    {10, "persistentVolumeClaim", "PersistentVolumeClaim", k::message, "PersistentVolumeClaimVolumeSource", ptr|omit},
+    // 11 rbd: RBDVolumeSource not decoded
+    // 12 flexVolume: FlexVolumeSource not decoded
+    // 13 cinder: CinderVolumeSource not decoded
+    // 14 cephfs: CephFSVolumeSource not decoded
+    // 15 flocker: FlockerVolumeSource not decoded
+    {16, "downwardAPI", "DownwardAPI", k::message, "DownwardAPIVolumeSource", ptr|omit},
+    // 17 fc: FCVolumeSource not decoded
+    // 18 azureFile: AzureFileVolumeSource not decoded
+    {19, "configMap", "ConfigMap", k::message, "ConfigMapVolumeSource", ptr|omit},
+    // 20 vsphereVolume: VsphereVirtualDiskVolumeSource not decoded
+    // 21 quobyte: QuobyteVolumeSource not decoded
+    // 22 azureDisk: AzureDiskVolumeSource not decoded
+    // 23 photonPersistentDisk: PhotonPersistentDiskVolumeSource not decoded
+    {26, "projected", "Projected", k::message, "ProjectedVolumeSource", ptr|omit},
+    // 24 portworxVolume: PortworxVolumeSource not decoded
+    // 25 scaleIO: ScaleIOVolumeSource not decoded
+    // 27 storageos: StorageOSVolumeSource not decoded
+    {28, "csi", "CSI", k::message, "CSIVolumeSource", ptr|omit},
+    {29, "ephemeral", "Ephemeral", k::message, "EphemeralVolumeSource", ptr|omit},
+    {30, "image", "Image", k::message, "ImageVolumeSource", ptr|omit},
+};
+constexpr field_desc EmptyDirVolumeSource[] = {
+    {1, "medium", "Medium", k::string, "", omit},
+    {2, "sizeLimit", "SizeLimit", k::quantity, "", ptr|omit},
+};
+constexpr field_desc ConfigMapVolumeSource[] = {
+    {1, "", "LocalObjectReference", k::message, "LocalObjectReference", inl},
+    {2, "items", "Items", k::message, "KeyToPath", rep|omit},
+    {3, "defaultMode", "DefaultMode", k::int32, "", ptr|omit},
+    {4, "optional", "Optional", k::boolean, "", ptr|omit},
+};
+constexpr field_desc SecretVolumeSource[] = {
+    {1, "secretName", "SecretName", k::string, "", omit},
+    {2, "items", "Items", k::message, "KeyToPath", rep|omit},
+    {3, "defaultMode", "DefaultMode", k::int32, "", ptr|omit},
+    {4, "optional", "Optional", k::boolean, "", ptr|omit},
+};
+constexpr field_desc KeyToPath[] = {
+    {1, "key", "Key", k::string, "", 0},
+    {2, "path", "Path", k::string, "", 0},
+    {3, "mode", "Mode", k::int32, "", ptr|omit},
+};
+constexpr field_desc Probe[] = {
+    {1, "", "ProbeHandler", k::message, "ProbeHandler", inl},
+    {2, "initialDelaySeconds", "InitialDelaySeconds", k::int32, "", omit},
+    {3, "timeoutSeconds", "TimeoutSeconds", k::int32, "", omit},
+    {4, "periodSeconds", "PeriodSeconds", k::int32, "", omit},
+    {5, "successThreshold", "SuccessThreshold", k::int32, "", omit},
+    {6, "failureThreshold", "FailureThreshold", k::int32, "", omit},
+    {7, "terminationGracePeriodSeconds", "TerminationGracePeriodSeconds", k::int64, "", ptr|omit},
+};
+constexpr field_desc ProbeHandler[] = {
+    {1, "exec", "Exec", k::message, "ExecAction", ptr|omit},
+    {2, "httpGet", "HTTPGet", k::message, "HTTPGetAction", ptr|omit},
+    {3, "tcpSocket", "TCPSocket", k::message, "TCPSocketAction", ptr|omit},
+    {4, "grpc", "GRPC", k::message, "GRPCAction", ptr|omit},
+};
+constexpr field_desc ExecAction[] = {
+    {1, "command", "Command", k::string, "", rep|omit},
+};
+constexpr field_desc HTTPGetAction[] = {
+    {1, "path", "Path", k::string, "", omit},
+    {2, "port", "Port", k::int_or_string, "", 0},
+    {3, "host", "Host", k::string, "", omit},
+    {4, "scheme", "Scheme", k::string, "", omit},
+    {5, "httpHeaders", "HTTPHeaders", k::message, "HTTPHeader", rep|omit},
+};
+constexpr field_desc HTTPHeader[] = {
+    {1, "name", "Name", k::string, "", 0},
+    {2, "value", "Value", k::string, "", 0},
+};
+constexpr field_desc TCPSocketAction[] = {
+    {1, "port", "Port", k::int_or_string, "", 0},
+    {2, "host", "Host", k::string, "", omit},
+};
+constexpr field_desc GRPCAction[] = {
+    {1, "port", "Port", k::int32, "", 0},
+    {2, "service", "Service", k::string, "", ptr},
+};
+constexpr field_desc Toleration[] = {
+    {1, "key", "Key", k::string, "", omit},
+    {2, "operator", "Operator", k::string, "", omit},
+    {3, "value", "Value", k::string, "", omit},
+    {4, "effect", "Effect", k::string, "", omit},
+    {5, "tolerationSeconds", "TolerationSeconds", k::int64, "", ptr|omit},
+};
+constexpr field_desc DeleteOptions[] = {
+    {1, "gracePeriodSeconds", "GracePeriodSeconds", k::int64, "", ptr|omit},
+    {2, "preconditions", "Preconditions", k::message, "Preconditions", ptr|omit},
+    {3, "orphanDependents", "OrphanDependents", k::boolean, "", ptr|omit},
+    {4, "propagationPolicy", "PropagationPolicy", k::string, "", ptr|omit},
+    {5, "dryRun", "DryRun", k::string, "", rep|omit},
+    {6, "ignoreStoreReadErrorWithClusterBreakingPotential", "IgnoreStoreReadErrorWithClusterBreakingPotential", k::boolean, "", ptr|omit},
+};
+constexpr field_desc Preconditions[] = {
+    {1, "uid", "UID", k::string, "", ptr|omit},
+};
+constexpr field_desc PodOS[] = {
+    {1, "name", "Name", k::string, "", 0},
+};
+constexpr field_desc PodReadinessGate[] = {
+    {1, "conditionType", "ConditionType", k::string, "", 0},
+};
+constexpr field_desc HostAlias[] = {
+    {1, "ip", "IP", k::string, "", 0},
+    {2, "hostnames", "Hostnames", k::string, "", rep|omit},
+};
+constexpr field_desc PodSchedulingGate[] = {
+    {1, "name", "Name", k::string, "", 0},
+};
+constexpr field_desc PodSecurityContext[] = {
+    {1, "seLinuxOptions", "SELinuxOptions", k::message, "SELinuxOptions", ptr|omit},
+    {8, "windowsOptions", "WindowsOptions", k::message, "WindowsSecurityContextOptions", ptr|omit},
+    {2, "runAsUser", "RunAsUser", k::int64, "", ptr|omit},
+    {6, "runAsGroup", "RunAsGroup", k::int64, "", ptr|omit},
+    {3, "runAsNonRoot", "RunAsNonRoot", k::boolean, "", ptr|omit},
+    {4, "supplementalGroups", "SupplementalGroups", k::int64, "", rep|omit},
+    {12, "supplementalGroupsPolicy", "SupplementalGroupsPolicy", k::string, "", ptr|omit},
+    {5, "fsGroup", "FSGroup", k::int64, "", ptr|omit},
+    {7, "sysctls", "Sysctls", k::message, "Sysctl", rep|omit},
+    {9, "fsGroupChangePolicy", "FSGroupChangePolicy", k::string, "", ptr|omit},
+    {10, "seccompProfile", "SeccompProfile", k::message, "SeccompProfile", ptr|omit},
+    {11, "appArmorProfile", "AppArmorProfile", k::message, "AppArmorProfile", ptr|omit},
+    {13, "seLinuxChangePolicy", "SELinuxChangePolicy", k::string, "", ptr|omit},
+};
+constexpr field_desc SecurityContext[] = {
+    {1, "capabilities", "Capabilities", k::message, "Capabilities", ptr|omit},
+    {2, "privileged", "Privileged", k::boolean, "", ptr|omit},
+    {3, "seLinuxOptions", "SELinuxOptions", k::message, "SELinuxOptions", ptr|omit},
+    {10, "windowsOptions", "WindowsOptions", k::message, "WindowsSecurityContextOptions", ptr|omit},
+    {4, "runAsUser", "RunAsUser", k::int64, "", ptr|omit},
+    {8, "runAsGroup", "RunAsGroup", k::int64, "", ptr|omit},
+    {5, "runAsNonRoot", "RunAsNonRoot", k::boolean, "", ptr|omit},
+    {6, "readOnlyRootFilesystem", "ReadOnlyRootFilesystem", k::boolean, "", ptr|omit},
+    {7, "allowPrivilegeEscalation", "AllowPrivilegeEscalation", k::boolean, "", ptr|omit},
+    {9, "procMount", "ProcMount", k::string, "", ptr|omit},
+    {11, "seccompProfile", "SeccompProfile", k::message, "SeccompProfile", ptr|omit},
+    {12, "appArmorProfile", "AppArmorProfile", k::message, "AppArmorProfile", ptr|omit},
+};
+constexpr field_desc Capabilities[] = {
+    {1, "add", "Add", k::string, "", rep|omit},
+    {2, "drop", "Drop", k::string, "", rep|omit},
+};
+constexpr field_desc SELinuxOptions[] = {
+    {1, "user", "User", k::string, "", omit},
+    {2, "role", "Role", k::string, "", omit},
+    {3, "type", "Type", k::string, "", omit},
+    {4, "level", "Level", k::string, "", omit},
+};
+constexpr field_desc SeccompProfile[] = {
+    {1, "type", "Type", k::string, "", 0},
+    {2, "localhostProfile", "LocalhostProfile", k::string, "", ptr|omit},
+};
+constexpr field_desc AppArmorProfile[] = {
+    {1, "type", "Type", k::string, "", 0},
+    {2, "localhostProfile", "LocalhostProfile", k::string, "", ptr|omit},
+};
+constexpr field_desc WindowsSecurityContextOptions[] = {
+    {1, "gmsaCredentialSpecName", "GMSACredentialSpecName", k::string, "", ptr|omit},
+    {2, "gmsaCredentialSpec", "GMSACredentialSpec", k::string, "", ptr|omit},
+    {3, "runAsUserName", "RunAsUserName", k::string, "", ptr|omit},
+    {4, "hostProcess", "HostProcess", k::boolean, "", ptr|omit},
+};
+constexpr field_desc Sysctl[] = {
+    {1, "name", "Name", k::string, "", 0},
+    {2, "value", "Value", k::string, "", 0},
+};
+constexpr field_desc Affinity[] = {
+    {1, "nodeAffinity", "NodeAffinity", k::message, "NodeAffinity", ptr|omit},
+    {2, "podAffinity", "PodAffinity", k::message, "PodAffinity", ptr|omit},
+    {3, "podAntiAffinity", "PodAntiAffinity", k::message, "PodAntiAffinity", ptr|omit},
+};
+constexpr field_desc NodeAffinity[] = {
+    {1, "requiredDuringSchedulingIgnoredDuringExecution", "RequiredDuringSchedulingIgnoredDuringExecution", k::message, "NodeSelector", ptr|omit},
+    {2, "preferredDuringSchedulingIgnoredDuringExecution", "PreferredDuringSchedulingIgnoredDuringExecution", k::message, "PreferredSchedulingTerm", rep|omit},
+};
+constexpr field_desc NodeSelector[] = {
+    {1, "nodeSelectorTerms", "NodeSelectorTerms", k::message, "NodeSelectorTerm", rep},
+};
+constexpr field_desc NodeSelectorTerm[] = {
+    {1, "matchExpressions", "MatchExpressions", k::message, "NodeSelectorRequirement", rep|omit},
+    {2, "matchFields", "MatchFields", k::message, "NodeSelectorRequirement", rep|omit},
+};
+constexpr field_desc NodeSelectorRequirement[] = {
+    {1, "key", "Key", k::string, "", 0},
+    {2, "operator", "Operator", k::string, "", 0},
+    {3, "values", "Values", k::string, "", rep|omit},
+};
+constexpr field_desc PreferredSchedulingTerm[] = {
+    {1, "weight", "Weight", k::int32, "", 0},
+    {2, "preference", "Preference", k::message, "NodeSelectorTerm", 0},
+};
+constexpr field_desc PodAffinity[] = {
+    {1, "requiredDuringSchedulingIgnoredDuringExecution", "RequiredDuringSchedulingIgnoredDuringExecution", k::message, "PodAffinityTerm", rep|omit},
+    {2, "preferredDuringSchedulingIgnoredDuringExecution", "PreferredDuringSchedulingIgnoredDuringExecution", k::message, "WeightedPodAffinityTerm", rep|omit},
+};
+constexpr field_desc PodAntiAffinity[] = {
+    {1, "requiredDuringSchedulingIgnoredDuringExecution", "RequiredDuringSchedulingIgnoredDuringExecution", k::message, "PodAffinityTerm", rep|omit},
+    {2, "preferredDuringSchedulingIgnoredDuringExecution", "PreferredDuringSchedulingIgnoredDuringExecution", k::message, "WeightedPodAffinityTerm", rep|omit},
+};
+constexpr field_desc PodAffinityTerm[] = {
+    {1, "labelSelector", "LabelSelector", k::message, "LabelSelector", ptr|omit},
+    {2, "namespaces", "Namespaces", k::string, "", rep|omit},
+    {3, "topologyKey", "TopologyKey", k::string, "", 0},
+    {4, "namespaceSelector", "NamespaceSelector", k::message, "LabelSelector", ptr|omit},
+    {5, "matchLabelKeys", "MatchLabelKeys", k::string, "", rep|omit},
+    {6, "mismatchLabelKeys", "MismatchLabelKeys", k::string, "", rep|omit},
+};
+constexpr field_desc WeightedPodAffinityTerm[] = {
+    {1, "weight", "Weight", k::int32, "", 0},
+    {2, "podAffinityTerm", "PodAffinityTerm", k::message, "PodAffinityTerm", 0},
+};
+constexpr field_desc Lifecycle[] = {
+    {1, "postStart", "PostStart", k::message, "LifecycleHandler", ptr|omit},
+    {2, "preStop", "PreStop", k::message, "LifecycleHandler", ptr|omit},
+};
+constexpr field_desc LifecycleHandler[] = {
+    {1, "exec", "Exec", k::message, "ExecAction", ptr|omit},
+    {2, "httpGet", "HTTPGet", k::message, "HTTPGetAction", ptr|omit},
+    {3, "tcpSocket", "TCPSocket", k::message, "TCPSocketAction", ptr|omit},
+    {4, "sleep", "Sleep", k::message, "SleepAction", ptr|omit},
+};
+constexpr field_desc SleepAction[] = {
+    {1, "seconds", "Seconds", k::int64, "", 0},
+};
+constexpr field_desc ContainerResizePolicy[] = {
+    {1, "resourceName", "ResourceName", k::string, "", 0},
+    {2, "restartPolicy", "RestartPolicy", k::string, "", 0},
+};
+constexpr field_desc TopologySpreadConstraint[] = {
+    {1, "maxSkew", "MaxSkew", k::int32, "", 0},
+    {2, "topologyKey", "TopologyKey", k::string, "", 0},
+    {3, "whenUnsatisfiable", "WhenUnsatisfiable", k::string, "", 0},
+    {4, "labelSelector", "LabelSelector", k::message, "LabelSelector", ptr|omit},
+    {5, "minDomains", "MinDomains", k::int32, "", ptr|omit},
+    {6, "nodeAffinityPolicy", "NodeAffinityPolicy", k::string, "", ptr|omit},
+    {7, "nodeTaintsPolicy", "NodeTaintsPolicy", k::string, "", ptr|omit},
+    {8, "matchLabelKeys", "MatchLabelKeys", k::string, "", rep|omit},
+};
+constexpr field_desc PodDNSConfig[] = {
+    {1, "nameservers", "Nameservers", k::string, "", rep|omit},
+    {2, "searches", "Searches", k::string, "", rep|omit},
+    {3, "options", "Options", k::message, "PodDNSConfigOption", rep|omit},
+};
+constexpr field_desc PodDNSConfigOption[] = {
+    {1, "name", "Name", k::string, "", omit},
+    {2, "value", "Value", k::string, "", ptr|omit},
+};
+constexpr field_desc VolumeDevice[] = {
+    {1, "name", "Name", k::string, "", 0},
+    {2, "devicePath", "DevicePath", k::string, "", 0},
+};
+constexpr field_desc EphemeralContainer[] = {
+    {1, "", "EphemeralContainerCommon", k::message, "EphemeralContainerCommon", inl},
+    {2, "targetContainerName", "TargetContainerName", k::string, "", omit},
+};
+constexpr field_desc EphemeralContainerCommon[] = {
+    {1, "name", "Name", k::string, "", 0},
+    {2, "image", "Image", k::string, "", omit},
+    {3, "command", "Command", k::string, "", rep|omit},
+    {4, "args", "Args", k::string, "", rep|omit},
+    {5, "workingDir", "WorkingDir", k::string, "", omit},
+    {6, "ports", "Ports", k::message, "ContainerPort", rep|omit},
+    {19, "envFrom", "EnvFrom", k::message, "EnvFromSource", rep|omit},
+    {7, "env", "Env", k::message, "EnvVar", rep|omit},
+    {8, "resources", "Resources", k::message, "ResourceRequirements", omit},
+    {23, "resizePolicy", "ResizePolicy", k::message, "ContainerResizePolicy", rep|omit},
+    {24, "restartPolicy", "RestartPolicy", k::string, "", ptr|omit},
+    {9, "volumeMounts", "VolumeMounts", k::message, "VolumeMount", rep|omit},
+    {21, "volumeDevices", "VolumeDevices", k::message, "VolumeDevice", rep|omit},
+    {10, "livenessProbe", "LivenessProbe", k::message, "Probe", ptr|omit},
+    {11, "readinessProbe", "ReadinessProbe", k::message, "Probe", ptr|omit},
+    {22, "startupProbe", "StartupProbe", k::message, "Probe", ptr|omit},
+    {12, "lifecycle", "Lifecycle", k::message, "Lifecycle", ptr|omit},
+    {13, "terminationMessagePath", "TerminationMessagePath", k::string, "", omit},
+    {20, "terminationMessagePolicy", "TerminationMessagePolicy", k::string, "", omit},
+    {14, "imagePullPolicy", "ImagePullPolicy", k::string, "", omit},
+    {15, "securityContext", "SecurityContext", k::message, "SecurityContext", ptr|omit},
+    {16, "stdin", "Stdin", k::boolean, "", omit},
+    {17, "stdinOnce", "StdinOnce", k::boolean, "", omit},
+    {18, "tty", "TTY", k::boolean, "", omit},
+};
+constexpr field_desc PodResourceClaim[] = {
+    {1, "name", "Name", k::string, "", 0},
+    {3, "resourceClaimName", "ResourceClaimName", k::string, "", ptr|omit},
+    {4, "resourceClaimTemplateName", "ResourceClaimTemplateName", k::string, "", ptr|omit},
+};
+constexpr field_desc PersistentVolumeClaimVolumeSource[] = {
+    {1, "claimName", "ClaimName", k::string, "", 0},
+    {2, "readOnly", "ReadOnly", k::boolean, "", omit},
+};
+constexpr field_desc HostPathVolumeSource[] = {
+    {1, "path", "Path", k::string, "", 0},
+    {2, "type", "Type", k::string, "", ptr|omit},
+};
+constexpr field_desc DownwardAPIVolumeSource[] = {
+    {1, "items", "Items", k::message, "DownwardAPIVolumeFile", rep|omit},
+    {2, "defaultMode", "DefaultMode", k::int32, "", ptr|omit},
+};
+constexpr field_desc DownwardAPIVolumeFile[] = {
+    {1, "path", "Path", k::string, "", 0},
+    {2, "fieldRef", "FieldRef", k::message, "ObjectFieldSelector", ptr|omit},
+    {3, "resourceFieldRef", "ResourceFieldRef", k::message, "ResourceFieldSelector", ptr|omit},
+    {4, "mode", "Mode", k::int32, "", ptr|omit},
+};
+constexpr field_desc ProjectedVolumeSource[] = {
+    {1, "sources", "Sources", k::message, "VolumeProjection", rep},
+    {2, "defaultMode", "DefaultMode", k::int32, "", ptr|omit},
+};
+constexpr field_desc VolumeProjection[] = {
+    {1, "secret", "Secret", k::message, "SecretProjection", ptr|omit},
+    {2, "downwardAPI", "DownwardAPI", k::message, "DownwardAPIProjection", ptr|omit},
+    {3, "configMap", "ConfigMap", k::message, "ConfigMapProjection", ptr|omit},
+    {4, "serviceAccountToken", "ServiceAccountToken", k::message, "ServiceAccountTokenProjection", ptr|omit},
+    {5, "clusterTrustBundle", "ClusterTrustBundle", k::message, "ClusterTrustBundleProjection", ptr|omit},
+};
+constexpr field_desc ServiceAccountTokenProjection[] = {
+    {1, "audience", "Audience", k::string, "", rep|omit},
+    {2, "expirationSeconds", "ExpirationSeconds", k::int64, "", ptr|omit},
+    {3, "path", "Path", k::string, "", 0},
+};
+constexpr field_desc ConfigMapProjection[] = {
+    {1, "", "LocalObjectReference", k::message, "LocalObjectReference", inl},
+    {2, "items", "Items", k::message, "KeyToPath", rep|omit},
+    {4, "optional", "Optional", k::boolean, "", ptr|omit},
+};
+constexpr field_desc SecretProjection[] = {
+    {1, "", "LocalObjectReference", k::message, "LocalObjectReference", inl},
+    {2, "items", "Items", k::message, "KeyToPath", rep|omit},
+    {4, "optional", "Optional", k::boolean, "", ptr|omit},
+};
+constexpr field_desc DownwardAPIProjection[] = {
+    {1, "items", "Items", k::message, "DownwardAPIVolumeFile", rep|omit},
+};
+constexpr field_desc ClusterTrustBundleProjection[] = {
+    {1, "name", "Name", k::string, "", rep|ptr|omit},
+    {2, "signerName", "SignerName", k::string, "", rep|ptr|omit},
+    {3, "labelSelector", "LabelSelector", k::message, "LabelSelector", rep|ptr|omit},
+    {5, "optional", "Optional", k::boolean, "", ptr|omit},
+    {4, "path", "Path", k::string, "", rep},
+};
+constexpr field_desc CSIVolumeSource[] = {
+    {1, "driver", "Driver", k::string, "", 0},
+    {2, "readOnly", "ReadOnly", k::boolean, "", ptr|omit},
+    {3, "fsType", "FSType", k::string, "", ptr|omit},
+    {4, "volumeAttributes", "VolumeAttributes", k::string_map, "", omit},
+    {5, "nodePublishSecretRef", "NodePublishSecretRef", k::message, "LocalObjectReference", ptr|omit},
+};
+constexpr field_desc NFSVolumeSource[] = {
+    {1, "server", "Server", k::string, "", 0},
+    {2, "path", "Path", k::string, "", 0},
+    {3, "readOnly", "ReadOnly", k::boolean, "", omit},
+};
+constexpr field_desc ImageVolumeSource[] = {
+    {1, "reference", "Reference", k::string, "", omit},
+    {2, "pullPolicy", "PullPolicy", k::string, "", omit},
+};
+constexpr field_desc EphemeralVolumeSource[] = {
+    {1, "volumeClaimTemplate", "VolumeClaimTemplate", k::message, "PersistentVolumeClaimTemplate", ptr|omit},
+};
+constexpr field_desc PersistentVolumeClaimTemplate[] = {
+    {1, "metadata", "ObjectMeta", k::message, "ObjectMeta", omit},
+    {2, "spec", "Spec", k::message, "PersistentVolumeClaimSpec", 0},
+};
+constexpr field_desc PersistentVolumeClaimSpec[] = {
+    {1, "accessModes", "AccessModes", k::string, "", rep|omit},
+    {4, "selector", "Selector", k::message, "LabelSelector", ptr|omit},
+    {2, "resources", "Resources", k::message, "VolumeResourceRequirements", omit},
+    {3, "volumeName", "VolumeName", k::string, "", omit},
+    {5, "storageClassName", "StorageClassName", k::string, "", ptr|omit},
+    {6, "volumeMode", "VolumeMode", k::string, "", ptr|omit},
+    {7, "dataSource", "DataSource", k::message, "TypedLocalObjectReference", ptr|omit},
+    {8, "dataSourceRef", "DataSourceRef", k::message, "TypedObjectReference", ptr|omit},
+    {9, "volumeAttributesClassName", "VolumeAttributesClassName", k::string, "", ptr|omit},
+};
+constexpr field_desc VolumeResourceRequirements[] = {
+    {1, "limits", "Limits", k::quantity_map, "", omit},
+    {2, "requests", "Requests", k::quantity_map, "", omit},
+};
+constexpr field_desc TypedLocalObjectReference[] = {
+    {1, "apiGroup", "APIGroup", k::string, "", ptr},
+    {2, "kind", "Kind", k::string, "", 0},
+    {3, "name", "Name", k::string, "", 0},
+};
+constexpr field_desc TypedObjectReference[] = {
+    {1, "apiGroup", "APIGroup", k::string, "", ptr},
+    {2, "kind", "Kind", k::string, "", 0},
+    {3, "name", "Name", k::string, "", 0},
+    {4, "namespace", "Namespace", k::string, "", ptr|omit},
+};
+constexpr field_desc ContainerUser[] = {
+    {1, "linux", "Linux", k::message, "LinuxContainerUser", ptr|omit},
+};
+constexpr field_desc LinuxContainerUser[] = {
+    {1, "uid", "UID", k::int64, "", 0},
+    {2, "gid", "GID", k::int64, "", 0},
+    {3, "supplementalGroups", "SupplementalGroups", k::int64, "", rep|omit},
+};
+constexpr field_desc PodResourceClaimStatus[] = {
+    {1, "name", "Name", k::string, "", 0},
+    {2, "resourceClaimName", "ResourceClaimName", k::string, "", ptr|omit},
+};
+constexpr field_desc Lease[] = {
+    {1, "metadata", "ObjectMeta", k::message, "ObjectMeta", omit},
+    {2, "spec", "Spec", k::message, "LeaseSpec", omit},
+};
+constexpr field_desc LeaseSpec[] = {
+    {1, "holderIdentity", "HolderIdentity", k::string, "", ptr|omit},
+    {2, "leaseDurationSeconds", "LeaseDurationSeconds", k::int32, "", ptr|omit},
+    {3, "acquireTime", "AcquireTime", k::micro_time, "", ptr|omit},
+    {4, "renewTime", "RenewTime", k::micro_time, "", ptr|omit},
+    {5, "leaseTransitions", "LeaseTransitions", k::int32, "", ptr|omit},
+    {6, "strategy", "Strategy", k::string, "", ptr|omit},
+    {7, "preferredHolder", "PreferredHolder", k::string, "", ptr|omit},
+};
+// core/v1 Event (client-go's record.EventRecorder writes these).
+constexpr field_desc Event[] = {
+    {1, "metadata", "ObjectMeta", k::message, "ObjectMeta", 0},
+    {2, "involvedObject", "InvolvedObject", k::message, "ObjectReference", 0},
+    {3, "reason", "Reason", k::string, "", omit},
+    {4, "message", "Message", k::string, "", omit},
+    {5, "source", "Source", k::message, "EventSource", omit},
+    {6, "firstTimestamp", "FirstTimestamp", k::time, "", omit},
+    {7, "lastTimestamp", "LastTimestamp", k::time, "", omit},
+    {8, "count", "Count", k::int32, "", omit},
+    {9, "type", "Type", k::string, "", omit},
+    {10, "eventTime", "EventTime", k::micro_time, "", omit},
+    {11, "series", "Series", k::message, "EventSeries", ptr|omit},
+    {12, "action", "Action", k::string, "", omit},
+    {13, "related", "Related", k::message, "ObjectReference", ptr|omit},
+    {14, "reportingComponent", "ReportingController", k::string, "", 0},
+    {15, "reportingInstance", "ReportingInstance", k::string, "", 0},
+};
+constexpr field_desc EventSource[] = {
+    {1, "component", "Component", k::string, "", omit},
+    {2, "host", "Host", k::string, "", omit},
+};
+constexpr field_desc EventSeries[] = {
+    {1, "count", "Count", k::int32, "", omit},
+    {2, "lastObservedTime", "LastObservedTime", k::micro_time, "", omit},
+};
+// events.k8s.io/v1 Event (client-go's tools/events recorder writes these).
+constexpr field_desc EventsV1Event[] = {
+    {1, "metadata", "ObjectMeta", k::message, "ObjectMeta", 0},
+    {2, "eventTime", "EventTime", k::micro_time, "", 0},
+    {3, "series", "Series", k::message, "EventsV1EventSeries", ptr|omit},
+    {4, "reportingController", "ReportingController", k::string, "", omit},
+    {5, "reportingInstance", "ReportingInstance", k::string, "", omit},
+    {6, "action", "Action", k::string, "", omit},
+    {7, "reason", "Reason", k::string, "", omit},
+    {8, "regarding", "Regarding", k::message, "ObjectReference", omit},
+    {9, "related", "Related", k::message, "ObjectReference", ptr|omit},
+    {10, "note", "Note", k::string, "", omit},
+    {11, "type", "Type", k::string, "", omit},
+    {12, "deprecatedSource", "DeprecatedSource", k::message, "EventSource", omit},
+    {13, "deprecatedFirstTimestamp", "DeprecatedFirstTimestamp", k::time, "", omit},
+    {14, "deprecatedLastTimestamp", "DeprecatedLastTimestamp", k::time, "", omit},
+    {15, "deprecatedCount", "DeprecatedCount", k::int32, "", omit},
+};
+constexpr field_desc EventsV1EventSeries[] = {
+    {1, "count", "Count", k::int32, "", 0},
+    {2, "lastObservedTime", "LastObservedTime", k::micro_time, "", 0},
+};
+// autoscaling/v1 Scale (the deployments/scale subresource; client-go's UpdateScale).
+constexpr field_desc Scale[] = {
+    {1, "metadata", "ObjectMeta", k::message, "ObjectMeta", omit},
+    {2, "spec", "Spec", k::message, "ScaleSpec", omit},
+    {3, "status", "Status", k::message, "ScaleStatus", omit},
+};
+constexpr field_desc ScaleSpec[] = {
+    {1, "replicas", "Replicas", k::int32, "", omit},
+};
+constexpr field_desc ScaleStatus[] = {
+    {1, "replicas", "Replicas", k::int32, "", 0},
+    {2, "selector", "Selector", k::string, "", omit},
+};
+// clang-format on
+
+#define KCORO_MESSAGE(name) message_desc{#name, name}
+constexpr std::array messages{
+    KCORO_MESSAGE(ObjectMeta), KCORO_MESSAGE(OwnerReference), KCORO_MESSAGE(ManagedFieldsEntry),
+    KCORO_MESSAGE(LabelSelector), KCORO_MESSAGE(LabelSelectorRequirement), KCORO_MESSAGE(Condition),
+    KCORO_MESSAGE(ConfigMap), KCORO_MESSAGE(Secret), KCORO_MESSAGE(Namespace), KCORO_MESSAGE(NamespaceSpec),
+    KCORO_MESSAGE(NamespaceStatus), KCORO_MESSAGE(NamespaceCondition), KCORO_MESSAGE(ServiceAccount),
+    KCORO_MESSAGE(ObjectReference), KCORO_MESSAGE(LocalObjectReference), KCORO_MESSAGE(Service),
+    KCORO_MESSAGE(ServiceSpec), KCORO_MESSAGE(ServicePort), KCORO_MESSAGE(ServiceStatus),
+    KCORO_MESSAGE(LoadBalancerStatus), KCORO_MESSAGE(LoadBalancerIngress), KCORO_MESSAGE(PortStatus),
+    KCORO_MESSAGE(SessionAffinityConfig), KCORO_MESSAGE(ClientIPConfig), KCORO_MESSAGE(Deployment),
+    KCORO_MESSAGE(DeploymentSpec), KCORO_MESSAGE(DeploymentStrategy), KCORO_MESSAGE(RollingUpdateDeployment),
+    KCORO_MESSAGE(DeploymentStatus), KCORO_MESSAGE(DeploymentCondition), KCORO_MESSAGE(PodTemplateSpec),
+    KCORO_MESSAGE(PodSpec), KCORO_MESSAGE(Container), KCORO_MESSAGE(ContainerPort), KCORO_MESSAGE(EnvVar),
+    KCORO_MESSAGE(EnvVarSource), KCORO_MESSAGE(ConfigMapKeySelector), KCORO_MESSAGE(SecretKeySelector),
+    KCORO_MESSAGE(ObjectFieldSelector), KCORO_MESSAGE(ResourceFieldSelector), KCORO_MESSAGE(EnvFromSource),
+    KCORO_MESSAGE(ConfigMapEnvSource), KCORO_MESSAGE(SecretEnvSource), KCORO_MESSAGE(ResourceRequirements),
+    KCORO_MESSAGE(ResourceClaim), KCORO_MESSAGE(VolumeMount), KCORO_MESSAGE(Volume),
+    KCORO_MESSAGE(VolumeSource), KCORO_MESSAGE(EmptyDirVolumeSource), KCORO_MESSAGE(ConfigMapVolumeSource),
+    KCORO_MESSAGE(SecretVolumeSource), KCORO_MESSAGE(KeyToPath), KCORO_MESSAGE(Probe),
+    KCORO_MESSAGE(ProbeHandler), KCORO_MESSAGE(ExecAction), KCORO_MESSAGE(HTTPGetAction),
+    KCORO_MESSAGE(HTTPHeader), KCORO_MESSAGE(TCPSocketAction), KCORO_MESSAGE(GRPCAction),
+    KCORO_MESSAGE(Toleration), KCORO_MESSAGE(DeleteOptions), KCORO_MESSAGE(Preconditions),
+    KCORO_MESSAGE(PodOS), KCORO_MESSAGE(PodReadinessGate), KCORO_MESSAGE(HostAlias),
+    KCORO_MESSAGE(PodSchedulingGate), KCORO_MESSAGE(PodSecurityContext), KCORO_MESSAGE(SecurityContext),
+    KCORO_MESSAGE(Capabilities), KCORO_MESSAGE(SELinuxOptions), KCORO_MESSAGE(SeccompProfile),
+    KCORO_MESSAGE(AppArmorProfile), KCORO_MESSAGE(WindowsSecurityContextOptions), KCORO_MESSAGE(Sysctl),
+    KCORO_MESSAGE(Affinity), KCORO_MESSAGE(NodeAffinity), KCORO_MESSAGE(NodeSelector),
+    KCORO_MESSAGE(NodeSelectorTerm), KCORO_MESSAGE(NodeSelectorRequirement),
+    KCORO_MESSAGE(PreferredSchedulingTerm), KCORO_MESSAGE(PodAffinity), KCORO_MESSAGE(PodAntiAffinity),
+    KCORO_MESSAGE(PodAffinityTerm), KCORO_MESSAGE(WeightedPodAffinityTerm), KCORO_MESSAGE(Lifecycle),
+    KCORO_MESSAGE(LifecycleHandler), KCORO_MESSAGE(SleepAction), KCORO_MESSAGE(ContainerResizePolicy),
+    KCORO_MESSAGE(TopologySpreadConstraint), KCORO_MESSAGE(PodDNSConfig), KCORO_MESSAGE(PodDNSConfigOption),
+    KCORO_MESSAGE(VolumeDevice), KCORO_MESSAGE(EphemeralContainer), KCORO_MESSAGE(EphemeralContainerCommon),
+    KCORO_MESSAGE(PodResourceClaim), KCORO_MESSAGE(PersistentVolumeClaimVolumeSource),
+    KCORO_MESSAGE(HostPathVolumeSource), KCORO_MESSAGE(DownwardAPIVolumeSource),
+    KCORO_MESSAGE(DownwardAPIVolumeFile), KCORO_MESSAGE(ProjectedVolumeSource),
+    KCORO_MESSAGE(VolumeProjection), KCORO_MESSAGE(ServiceAccountTokenProjection),
+    KCORO_MESSAGE(ConfigMapProjection), KCORO_MESSAGE(SecretProjection), KCORO_MESSAGE(DownwardAPIProjection),
+    KCORO_MESSAGE(ClusterTrustBundleProjection), KCORO_MESSAGE(CSIVolumeSource),
+    KCORO_MESSAGE(NFSVolumeSource), KCORO_MESSAGE(ImageVolumeSource), KCORO_MESSAGE(EphemeralVolumeSource),
+    KCORO_MESSAGE(PersistentVolumeClaimTemplate), KCORO_MESSAGE(PersistentVolumeClaimSpec),
+    KCORO_MESSAGE(VolumeResourceRequirements), KCORO_MESSAGE(TypedLocalObjectReference),
+    KCORO_MESSAGE(TypedObjectReference), KCORO_MESSAGE(ContainerUser), KCORO_MESSAGE(LinuxContainerUser),
+    KCORO_MESSAGE(PodResourceClaimStatus), KCORO_MESSAGE(Lease), KCORO_MESSAGE(LeaseSpec),
+    KCORO_MESSAGE(Event), KCORO_MESSAGE(EventSource), KCORO_MESSAGE(EventSeries),
+    KCORO_MESSAGE(EventsV1Event), KCORO_MESSAGE(EventsV1EventSeries), KCORO_MESSAGE(Scale),
+    KCORO_MESSAGE(ScaleSpec), KCORO_MESSAGE(ScaleStatus),
+};
+#undef KCORO_MESSAGE
+
+struct kind_entry {
+    std::string_view group, kind, message;
+};
+// The kinds kcoro serves and decodes from protobuf.
+constexpr std::array kinds{
+    kind_entry{"", "ConfigMap", "ConfigMap"},       kind_entry{"", "Secret", "Secret"},
+    kind_entry{"", "Namespace", "Namespace"},       kind_entry{"", "ServiceAccount", "ServiceAccount"},
+    kind_entry{"", "Service", "Service"},           kind_entry{"apps", "Deployment", "Deployment"},
+    kind_entry{"coordination.k8s.io", "Lease", "Lease"}, kind_entry{"", "Event", "Event"},
+    kind_entry{"events.k8s.io", "Event", "EventsV1Event"}, kind_entry{"autoscaling", "Scale", "Scale"},
+    // Registered in every group version (metav1.AddToGroupVersion).
+    kind_entry{"*", "DeleteOptions", "DeleteOptions"},
+};
+
+} // namespace
+
+const message_desc* find_message(std::string_view name) {
+    // Looked up for every nested message of every body: an index, built once.
+    static const std::unordered_map<std::string_view, const message_desc*> index = [] {
+        std::unordered_map<std::string_view, const message_desc*> m;
+        for (const auto& d : messages) m.emplace(d.name, &d);
+        return m;
+    }();
+    auto it = index.find(name);
+    return it == index.end() ? nullptr : it->second;
+}
+
+const message_desc* message_for_kind(std::string_view group, std::string_view kind) {
+    for (const auto& e : kinds) {
+        if ((e.group == group || e.group == "*") && e.kind == kind) return find_message(e.message);
+    }
+    return nullptr;
+}
+
+} // namespace kcoro::apiserver::proto
