@@ -31,6 +31,10 @@ struct list_result {
     std::string continue_token;
     /// metadata.remainingItemCount (an estimate, only on paginated lists).
     std::optional<std::int64_t> remaining_item_count;
+    /// metadata.shardInfo.selector: the shardSelector the server applied
+    /// (KEP-5866, Kubernetes 1.36 alpha); absent when the server ignored it
+    /// or was not asked. Present means the items are only that shard.
+    std::optional<std::string> shard_selector;
     /// "ConfigMapList".
     std::string kind;
     std::string api_version;

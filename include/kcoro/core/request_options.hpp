@@ -71,6 +71,12 @@ struct list_options {
     /// only each item's apiVersion/kind (meta.k8s.io/v1 PartialObjectMetadata)
     /// and metadata, as client-go's metadata client does.
     bool metadata_only = false;
+    /// KEP-5866 `shardSelector` (Kubernetes 1.36 alpha, gate
+    /// ShardedListAndWatch): only objects whose hashed field falls in the
+    /// ranges, e.g. "shardRange(object.metadata.uid, '0x0000000000000000',
+    /// '0x8000000000000000')". A server without it ignores the parameter;
+    /// one that applied it echoes it in list_result::shard_selector.
+    std::string shard_selector{};
 };
 
 struct watch_options {
@@ -89,6 +95,8 @@ struct watch_options {
     bool send_initial_events = false;
     /// Events carry PartialObjectMetadata (meta.k8s.io/v1) objects: metadata only.
     bool metadata_only = false;
+    /// KEP-5866 `shardSelector`, as list_options::shard_selector.
+    std::string shard_selector{};
 };
 
 struct create_options {

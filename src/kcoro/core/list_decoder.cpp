@@ -55,6 +55,13 @@ result<list_result> decode_list(json::value&& v) {
                 out.remaining_item_count = static_cast<std::int64_t>(r->get_uint64());
             }
         }
+        // KEP-5866: ListMeta.shardInfo {selector} echoes the shardSelector
+        // the server applied (apimachinery pkg/apis/meta/v1/types.go).
+        if (const auto* si = meta.if_contains("shardInfo"); si && si->is_object()) {
+            if (const auto* sel = si->get_object().if_contains("selector"); sel && sel->is_string()) {
+                out.shard_selector = std::string(sel->get_string());
+            }
+        }
     }
     std::string item_kind;
     if (out.kind.size() > 4 && out.kind.ends_with("List")) {

@@ -87,6 +87,7 @@ result<void> add_list_params(query& q, const list_options& o) {
     }
     q.add_if("labelSelector", o.label_selector);
     q.add_if("fieldSelector", o.field_selector);
+    q.add_if("shardSelector", o.shard_selector);
     if (o.limit > 0) q.add("limit", std::to_string(o.limit));
     q.add_if("continue", o.continue_token);
     q.add_if("resourceVersion", o.resource_version);
@@ -180,6 +181,7 @@ result<api_request> watch_request(const group_version_resource& gvr, std::string
     q.add("watch", "true");
     q.add_if("labelSelector", opts.label_selector);
     q.add_if("fieldSelector", opts.field_selector);
+    q.add_if("shardSelector", opts.shard_selector);
     q.add_if("resourceVersion", opts.resource_version);
     // sendInitialEvents requires bookmarks (the end of the initial events is a
     // bookmark) and resourceVersionMatch=NotOlderThan.

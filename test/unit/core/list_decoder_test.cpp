@@ -82,3 +82,20 @@ TEST_CASE("decode_list consumes a parsed value") {
     // "List" alone names no item kind
     CHECK(kind_of(*r->items[0]) == "Pod");
 }
+
+TEST_CASE("metadata.shardInfo.selector: the shardSelector the server applied (KEP-5866)") {
+    auto r = decode_list_body(R"J({"kind":"ConfigMapList","apiVersion":"v1",
+      "metadata":{"resourceVersion":"9","shardInfo":{"selector":"shardRange(object.metadata.uid, '0x0000000000000000', '0x8000000000000000')"}},
+      "items":[]})J");
+    REQUIRE(r);
+    REQUIRE(r->shard_selector);
+    CHECK(*r->shard_selector == "shardRange(object.metadata.uid, '0x0000000000000000', '0x8000000000000000')");
+    // A server that ignored the parameter (before 1.36, the gate off) echoes nothing.
+    auto plain = decode_list_body(R"J({"kind":"ConfigMapList","apiVersion":"v1","metadata":{"resourceVersion":"9"},"items":[]})J");
+    REQUIRE(plain);
+    CHECK_FALSE(plain->shard_selector);
+    // A malformed shardInfo is not an echo.
+    auto odd = decode_list_body(R"J({"kind":"ConfigMapList","apiVersion":"v1","metadata":{"shardInfo":{"selector":3}},"items":[]})J");
+    REQUIRE(odd);
+    CHECK_FALSE(odd->shard_selector);
+}

@@ -300,3 +300,26 @@ TEST_CASE("metadata-only list and watch ask for PartialObjectMetadata(List) in A
     CHECK(list_request(cm, "default", list_options{})->headers.empty());
     CHECK(watch_request(cm, "default", watch_options{})->headers.empty());
 }
+
+TEST_CASE("shardSelector (KEP-5866) on lists and watches, encoded like every parameter") {
+    const std::string sel = "shardRange(object.metadata.uid, '0x0000000000000000', '0x8000000000000000')";
+    list_options l;
+    l.shard_selector = sel;
+    l.limit = 500;
+    auto lr = list_request(cm, "default", l);
+    REQUIRE(lr);
+    CHECK(lr->target ==
+          "/api/v1/namespaces/default/configmaps?limit=500"
+          "&shardSelector=shardRange%28object.metadata.uid%2C+%270x0000000000000000%27%2C+%270x8000000000000000%27%29");
+    watch_options w;
+    w.shard_selector = sel;
+    w.resource_version = "5";
+    auto wr = watch_request(cm, "", w);
+    REQUIRE(wr);
+    CHECK(wr->target ==
+          "/api/v1/configmaps?allowWatchBookmarks=true&resourceVersion=5"
+          "&shardSelector=shardRange%28object.metadata.uid%2C+%270x0000000000000000%27%2C+%270x8000000000000000%27%29"
+          "&watch=true");
+    // None: no parameter.
+    CHECK(list_request(cm, "")->target == "/api/v1/configmaps");
+}
