@@ -47,6 +47,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -65,6 +66,8 @@ struct watcher_target {
     std::string field_selector;
     /// List and watch PartialObjectMetadata: the server sends metadata only.
     bool metadata_only = false;
+    /// KEP-5866 shardSelector sent with every list and watch (empty: none).
+    std::string shard_selector;
 };
 
 /// Which request an outcome belongs to.
@@ -106,6 +109,15 @@ public:
     boost::asio::awaitable<void> run();
     /// Idempotent; the request, stream read or sleep in flight is abandoned.
     void stop();
+    /// Abandons the request, stream read or sleep in flight and relists now
+    /// (watcher_fsm's relist_requested). Before run() or once stopped, nothing.
+    void relist();
+    /// The shardSelector of the next list and watch requests (empty: none);
+    /// the request in flight keeps the one it was sent with.
+    void set_shard_selector(std::string selector) { target_.shard_selector = std::move(selector); }
+    /// metadata.shardInfo.selector of the last list page answered: the
+    /// selector the server applied; nullopt when it applied none.
+    const std::optional<std::string>& last_list_shard_selector() const noexcept { return last_list_shard_; }
 
     const watcher_fsm& fsm() const noexcept { return fsm_; }
     const watcher_target& target() const noexcept { return target_; }
@@ -115,8 +127,8 @@ public:
     std::uint64_t watches() const noexcept { return watches_; }
 
 private:
-    boost::asio::awaitable<void> loop();
-    boost::asio::awaitable<void> wait_stop();
+    boost::asio::awaitable<void> loop(watcher_input first);
+    boost::asio::awaitable<void> wait_signal();
     boost::asio::awaitable<watcher_input> perform_list(const list_request& r);
     boost::asio::awaitable<watcher_input> perform_watch(const watch_request& r);
     boost::asio::awaitable<watcher_input> read_stream();
@@ -131,9 +143,11 @@ private:
     watcher_hooks hooks_;
     informer_metrics* metrics_;
     watcher_fsm fsm_;
-    boost::asio::steady_timer stop_signal_;
+    boost::asio::steady_timer signal_;  // cancelled by stop() and relist()
     std::unique_ptr<client::watch_stream> stream_;
     bool stopped_ = false;
+    bool relist_pending_ = false;
+    std::optional<std::string> last_list_shard_;
     bool running_ = false;
     std::uint64_t lists_ = 0;
     std::uint64_t watches_ = 0;

@@ -142,9 +142,16 @@ struct watch_failed {
     error err;
 };
 struct timer_fired {};
+/// The store's view changed (a sharded informer's share grew, or its
+/// shardSelector did): abandon what is in flight and relist now, at the last
+/// revision seen. The list's snapshot replaces the store's at init_done, so
+/// objects that left the view come out as tombstone deletes. Ignored before
+/// start and once stopped.
+struct relist_requested {};
 
 using watcher_input = std::variant<start, stop, list_page_received, list_item_received, list_failed, watch_started,
-                                   watch_event_received, watch_stream_ended, watch_failed, timer_fired>;
+                                   watch_event_received, watch_stream_ended, watch_failed, timer_fired,
+                                   relist_requested>;
 
 enum class watcher_state {
     idle,

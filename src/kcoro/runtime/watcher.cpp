@@ -91,14 +91,22 @@ error from_exception(std::exception_ptr p) {
 watcher::watcher(client::client& c, io::clock& clk, asio::any_io_executor ex, watcher_target target,
                  watcher_hooks hooks, watcher_options opts, informer_metrics* metrics)
     : client_(c), clk_(clk), target_(std::move(target)), hooks_(std::move(hooks)), metrics_(metrics),
-      fsm_(with_random(std::move(opts))), stop_signal_(ex, asio::steady_timer::time_point::max()) {}
+      fsm_(with_random(std::move(opts))), signal_(ex, asio::steady_timer::time_point::max()) {}
 
 watcher::~watcher() = default;
 
 void watcher::stop() {
     stopped_ = true;
     // The stream is closed by the loop once the read in flight was cancelled.
-    stop_signal_.cancel();
+    signal_.cancel();
+}
+
+void watcher::relist() {
+    if (stopped_ || !running_) {
+        return;
+    }
+    relist_pending_ = true;
+    signal_.cancel();
 }
 
 void watcher::close_stream() noexcept {
@@ -113,18 +121,32 @@ asio::awaitable<void> watcher::run() {
         co_return;
     }
     running_ = true;
-    // g++ 12 (docs/toolchain.md): awaitables named first, not temporaries in the operand.
-    auto work = loop();
-    auto stopper = wait_stop();
-    co_await (std::move(work) || std::move(stopper));
+    watcher_input first = start{};
+    for (;;) {
+        // g++ 12 (docs/toolchain.md): awaitables named first, not temporaries in the operand.
+        auto work = loop(std::move(first));
+        auto signalled = wait_signal();
+        co_await (std::move(work) || std::move(signalled));
+        auto cs = co_await asio::this_coro::cancellation_state;
+        if (stopped_ || !relist_pending_ || cs.cancelled() != asio::cancellation_type::none ||
+            fsm_.state() == watcher_state::stopped) {
+            break;
+        }
+        // relist(): the operation in flight was abandoned; the fsm starts over
+        // from the last revision it saw.
+        relist_pending_ = false;
+        close_stream();
+        first = relist_requested{};
+    }
     close_stream();
+    fsm_.step(runtime::stop{}, clk_.now());
     running_ = false;
 }
 
-asio::awaitable<void> watcher::wait_stop() {
+asio::awaitable<void> watcher::wait_signal() {
     co_await asio::this_coro::throw_if_cancelled(false);
-    while (!stopped_) {
-        co_await stop_signal_.async_wait(asio::as_tuple(asio::use_awaitable));
+    while (!stopped_ && !relist_pending_) {
+        co_await signal_.async_wait(asio::as_tuple(asio::use_awaitable));
         auto cs = co_await asio::this_coro::cancellation_state;
         if (cs.cancelled() != asio::cancellation_type::none) {
             co_return;
@@ -174,6 +196,7 @@ asio::awaitable<watcher_input> watcher::perform_list(const list_request& r) {
     o.continue_token = r.continue_token;
     o.resource_version = r.resource_version;
     o.metadata_only = target_.metadata_only;
+    o.shard_selector = target_.shard_selector;
     const std::string& ns = target_.namespace_;
     ++lists_;
     std::exception_ptr thrown;
@@ -196,6 +219,7 @@ asio::awaitable<watcher_input> watcher::perform_list(const list_request& r) {
     if (!res) {
         co_return list_failed{res.error()};
     }
+    last_list_shard_ = std::move(res->shard_selector);
     co_return list_page_received{std::move(res->resource_version), std::move(res->continue_token), {}};
 }
 
@@ -212,6 +236,7 @@ asio::awaitable<watcher_input> watcher::perform_watch(const watch_request& r) {
     // (the request builder adds it).
     o.send_initial_events = r.send_initial_events;
     o.metadata_only = target_.metadata_only;
+    o.shard_selector = target_.shard_selector;
     const std::string& ns = target_.namespace_;
     ++watches_;
     std::exception_ptr thrown;
@@ -263,9 +288,9 @@ asio::awaitable<watcher_input> watcher::read_stream() {
     co_return watch_event_received{std::move(**n)};
 }
 
-asio::awaitable<void> watcher::loop() {
+asio::awaitable<void> watcher::loop(watcher_input first) {
     co_await asio::this_coro::throw_if_cancelled(false);
-    auto action = fsm_.step(start{}, clk_.now());
+    auto action = fsm_.step(first, clk_.now());
     for (;;) {
         deliver(action);
         // Delivered: the objects are the store's now. Kept here they would
@@ -307,8 +332,8 @@ asio::awaitable<void> watcher::loop() {
 
         auto cs = co_await asio::this_coro::cancellation_state;
         if (stopped_ || cs.cancelled() != asio::cancellation_type::none) {
+            // Stopped, or abandoned for a relist (run() decides which).
             close_stream();
-            fsm_.step(runtime::stop{}, clk_.now());
             co_return;
         }
 

@@ -334,6 +334,16 @@ watcher_action watcher_fsm::step(const watcher_input& in, steady_time now) {
         return {{}, watcher_done{}};
     }
     const watcher_action ignore{{}, await_input{}};
+    if (std::holds_alternative<relist_requested>(in)) {
+        // Not client-go (a reflector's selectors never change): a sharded
+        // informer's share is its selector. A list in flight is restarted
+        // (its items so far were chosen by the old view; the next page
+        // starts a new snapshot with init_start); a backoff is cut short.
+        if (state_ == watcher_state::idle) {
+            return ignore;
+        }
+        return begin_sync(now);
+    }
     switch (state_) {
     case watcher_state::idle:
         if (std::holds_alternative<start>(in)) {

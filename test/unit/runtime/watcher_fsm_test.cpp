@@ -423,3 +423,43 @@ TEST_CASE("actions print readably") {
     os2 << watch_at("7") << " " << watcher_state::backing_off;
     CHECK(os2.str() == "watch{rv=\"7\" timeout=450 bookmarks} backing_off");
 }
+
+TEST_CASE("relist_requested: a watching fsm relists at its last revision, unpaged, and the list is a new snapshot") {
+    auto w = make_fsm();
+    // Before start nothing happens (start lists anyway).
+    CHECK(w.step(relist_requested{}, t0).next == watcher_next{await_input{}});
+    CHECK(w.state() == watcher_state::idle);
+    to_watching(w);
+    w.step(ev(watch_event_type::modified, obj("a", "11")), t0);
+    // A sharded informer's share grew: the open watch is abandoned and the
+    // list asks at the last revision seen (the watch cache answers it whole).
+    auto a = w.step(relist_requested{}, t0 + 1s);
+    CHECK(a.next == watcher_next{list_request{"11", "", 0}});
+    CHECK(w.state() == watcher_state::listing);
+    auto b = obj("b", "9");
+    CHECK(w.step(list_item_received{b}, t0 + 1s) == watcher_action{{init_start(), init_apply(b)}, await_input{}});
+    CHECK(w.step(list_page_received{"12", "", {}}, t0 + 1s) == watcher_action{{init_done()}, watch_at("12")});
+}
+
+TEST_CASE("relist_requested while a list streams in: the list starts over and opens a new snapshot") {
+    auto w = make_fsm();
+    w.step(start{}, t0);
+    auto a = obj("a", "3");
+    CHECK(w.step(list_item_received{a}, t0).events == std::vector<watcher_event>{init_start(), init_apply(a)});
+    // Items so far were chosen by the old share: the new list's first item
+    // begins a new snapshot (init_start drops them from the pending one).
+    CHECK(w.step(relist_requested{}, t0).next == watcher_next{list_request{"0", "", 500}});
+    auto b = obj("b", "4");
+    CHECK(w.step(list_item_received{b}, t0) == watcher_action{{init_start(), init_apply(b)}, await_input{}});
+    CHECK(w.step(list_page_received{"12", "", {}}, t0) == watcher_action{{init_done()}, watch_at("12")});
+}
+
+TEST_CASE("relist_requested cuts a backoff short; a stopped fsm ignores it") {
+    auto w = make_fsm();
+    to_watching(w);
+    auto backoff = w.step(watch_failed{api(500, "InternalError")}, t0);
+    REQUIRE(std::holds_alternative<sleep_until>(backoff.next));
+    CHECK(w.step(relist_requested{}, t0).next == watcher_next{list_request{"10", "", 0}});
+    w.step(stop{}, t0);
+    CHECK(w.step(relist_requested{}, t0).next == watcher_next{watcher_done{}});
+}
