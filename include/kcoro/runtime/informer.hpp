@@ -29,6 +29,8 @@
 #include <kcoro/io/clock.hpp>
 #include <kcoro/runtime/object_cache.hpp>
 #include <kcoro/runtime/runnable.hpp>
+#include <kcoro/runtime/shard_ring.hpp>
+#include <kcoro/runtime/shard_scope.hpp>
 #include <kcoro/runtime/watcher_fsm.hpp>
 
 #include <boost/asio/any_io_executor.hpp>
@@ -55,6 +57,9 @@ struct informer_key {
     std::string label_selector{};
     std::string field_selector{};
     bool metadata_only = false;
+    /// Sharding (docs/sharding.md): the cache keeps only the objects whose
+    /// shard hash is in the share given by informer::set_shard; none: all.
+    shard_by shard = shard_by::none;
     friend bool operator==(const informer_key&, const informer_key&) = default;
     friend auto operator<=>(const informer_key&, const informer_key&) = default;
 };
@@ -111,6 +116,19 @@ public:
     boost::asio::awaitable<void> run() override;
     void stop() override;
     bool needs_leader_election() const override { return false; }
+
+    /// Sharded informers (key.shard != none): the hash ranges whose objects
+    /// the cache keeps (the replica's active and draining ranges). Nothing
+    /// is listed before the first non-empty share. A grown share relists
+    /// (at the last revision; objects outside it come out as tombstone
+    /// deletes); a shrunk one evicts at once (tombstone deletes to the
+    /// handlers). With key.shard == uid the lists and watches also ask the
+    /// server for the share (KEP-5866 shardSelector) and use its answer when
+    /// it echoes metadata.shardInfo; the client filter applies either way.
+    void set_shard(const hash_ranges& held);
+    /// Whether the server filters this informer's share: nullopt until a
+    /// list with a shardSelector was answered (or for client-only filtering).
+    std::optional<bool> server_filtering() const noexcept;
 
     bool has_synced() const noexcept;
     /// Completes once synced (ok), when the list failed with a status that

@@ -37,6 +37,9 @@ std::string to_string(const informer_key& k) {
     if (k.metadata_only) {
         out += " metadata-only";
     }
+    if (k.shard != shard_by::none) {
+        out += " shard=" + std::string(to_string(k.shard));
+    }
     return out;
 }
 
@@ -88,6 +91,20 @@ struct informer::impl {
     bool stopped = false;
     asio::steady_timer changed;  // cancelled to wake wait_for_sync
     std::uint64_t epoch = 0;
+
+    // Sharding (key.shard != none): what the cache keeps.
+    bool shard_ready = false;    // a non-empty share was given: listing may start
+    hash_ranges shard_held;
+    std::string shard_selector;  // sent with lists and watches (uid only; empty: none)
+    std::optional<bool> server_filtering;
+
+    bool sharded() const noexcept { return opts.key.shard != shard_by::none; }
+
+    bool in_share(const object_ptr& o) const {
+        if (!o) return false;
+        const auto h = shard_hash_of(*o, opts.key.shard);
+        return h && contains(shard_held, *h);
+    }
 
     void notify() {
         ++epoch;
@@ -144,7 +161,22 @@ struct informer::impl {
         }
     }
 
-    void on_event(const watcher_event& e) {
+    void on_event(const watcher_event& raw) {
+        // Client-side share filter, before the cache: an object outside the
+        // share is never stored; one that left it (its controller owner
+        // changed) goes as a delete, as a server drops an object that stops
+        // matching a selector.
+        const watcher_event* ep = &raw;
+        watcher_event moved;
+        if (sharded() && raw.object && raw.type != watcher_event_type::deleted && !in_share(raw.object)) {
+            if (raw.type == watcher_event_type::init_apply) {
+                return;
+            }
+            moved = raw;
+            moved.type = watcher_event_type::deleted;
+            ep = &moved;
+        }
+        const watcher_event& e = *ep;
         const bool snapshot_event = e.type == watcher_event_type::init_start || e.type == watcher_event_type::init_apply;
         if (handlers.empty() || snapshot_event) {
             // Nobody listens (or nothing to hear until init_done): the cache
@@ -173,6 +205,9 @@ struct informer::impl {
         if (!e) {
             if (p == watcher_phase::list) {
                 fatal_error = error();
+                if (!shard_selector.empty()) {
+                    note_shard_mode();
+                }
             }
             if (p != watcher_phase::watch_stream) {
                 last_error = error();
@@ -193,6 +228,74 @@ struct informer::impl {
             opts.log.error(last_error, "watcher request failed", {{"informer", name}});
         }
         notify();
+    }
+
+    // The first answered list with a shardSelector says whether the server
+    // applied it (KEP-5866: it echoes metadata.shardInfo). Without the echo
+    // the server ignored it (before 1.36, or the gate off): stop sending it;
+    // the client filter keeps the cache to the share either way.
+    void note_shard_mode() {
+        const auto& echo = w.last_list_shard_selector();
+        const bool server = echo.has_value();
+        if (server_filtering && *server_filtering == server) return;
+        server_filtering = server;
+        if (server) {
+            opts.log.info("shard filtering by the server (shardSelector)", {{"informer", name}});
+        } else {
+            opts.log.info("shard filtering on the client: the server ignored shardSelector", {{"informer", name}});
+            shard_selector.clear();
+            w.set_shard_selector("");
+        }
+    }
+
+    void set_shard(const hash_ranges& held) {
+        auto next = normalize(held);
+        const auto gained = subtract(next, shard_held);
+        const auto lost = subtract(shard_held, next);
+        shard_held = std::move(next);
+        if (opts.key.shard == shard_by::uid && server_filtering.value_or(true)) {
+            // The selector follows the share; an empty share keeps the last
+            // one (nothing selects nothing) and the client filter drops all.
+            if (auto sel = shard_selector_of(shard_held)) {
+                shard_selector = *sel;
+                w.set_shard_selector(*sel);
+            }
+        }
+        if (!shard_ready) {
+            if (shard_held.empty()) return;  // never list for an empty share
+            shard_ready = true;
+            notify();  // run() waits for this
+            return;
+        }
+        if (!gained.empty()) {
+            // Objects of the gained ranges were never listed here: relist.
+            // The new snapshot also drops what was lost.
+            w.relist();
+            return;
+        }
+        if (!lost.empty()) {
+            evict(lost);
+        }
+    }
+
+    void evict(const hash_ranges& lost) {
+        auto snapshot = handlers;
+        for (const auto& o : cache.list()) {
+            const auto h = shard_hash_of(*o, opts.key.shard);
+            if (h && !contains(lost, *h)) continue;
+            for (auto n : cache.remove(o)) {
+                n.tombstone = true;  // not a delete the server reported
+                deliver(snapshot, n);
+            }
+        }
+        if (opts.metrics) {
+            opts.metrics->set_cache_objects(static_cast<std::int64_t>(cache.size()));
+        }
+    }
+
+    static std::optional<std::string> shard_selector_of(const hash_ranges& rs) {
+        if (rs.empty()) return std::nullopt;
+        return runtime::shard_selector(rs, shard_field::uid);
     }
 
     void resync() {
@@ -273,6 +376,18 @@ asio::awaitable<void> informer::run() {
     if (impl_->stopped) {
         co_return;
     }
+    // A sharded informer lists nothing before it has a share.
+    while (impl_->sharded() && !impl_->shard_ready && !impl_->stopped) {
+        co_await impl_->wait_changed(impl_->epoch);
+        auto cs = co_await asio::this_coro::cancellation_state;
+        if (cs.cancelled() != asio::cancellation_type::none) {
+            co_return;
+        }
+    }
+    if (impl_->stopped) {
+        impl_->notify();
+        co_return;
+    }
     if (impl_->opts.resync_period > std::chrono::nanoseconds::zero()) {
         // g++ 12 (docs/toolchain.md): awaitables named first, not temporaries in the operand.
         auto watch = impl_->w.run();
@@ -282,6 +397,16 @@ asio::awaitable<void> informer::run() {
         co_await impl_->w.run();
     }
     impl_->notify();
+}
+
+void informer::set_shard(const hash_ranges& held) {
+    if (impl_->sharded()) {
+        impl_->set_shard(held);
+    }
+}
+
+std::optional<bool> informer::server_filtering() const noexcept {
+    return impl_->server_filtering;
 }
 
 void informer::stop() {

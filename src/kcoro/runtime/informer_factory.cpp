@@ -271,13 +271,23 @@ asio::awaitable<result<void>> informer_factory::wait_for_sync(std::chrono::nanos
     }
 }
 
+namespace {
+// The full-object informer of `k`, else the sharded one a sharded
+// controller's primary uses (docs/sharding.md: it holds this replica's share).
+informer* find_full(informer_factory& f, informer_key k) {
+    if (auto* inf = f.find(k)) return inf;
+    k.shard = shard_by::uid;
+    return f.find(k);
+}
+} // namespace
+
 informer* informer_factory::reader_for(const group_version_resource& gvr, std::string_view ns) {
     informer_key k;
     k.gvr = gvr;
-    auto* inf = find(k);
+    auto* inf = find_full(*this, k);
     if (!inf && !ns.empty()) {
         k.namespace_ = std::string(ns);
-        inf = find(k);
+        inf = find_full(*this, k);
     }
     return inf;
 }
@@ -292,13 +302,7 @@ object_ptr informer_factory::get(const group_version_resource& gvr, const object
 }
 
 std::vector<object_ptr> informer_factory::list(const group_version_resource& gvr, std::string_view ns) {
-    informer_key k;
-    k.gvr = gvr;
-    auto* inf = find(k);
-    if (!inf && !ns.empty()) {
-        k.namespace_ = std::string(ns);
-        inf = find(k);
-    }
+    auto* inf = reader_for(gvr, ns);
     if (!inf) {
         return {};
     }
@@ -309,7 +313,7 @@ std::vector<object_ptr> informer_factory::by_index(const group_version_resource&
                                                    std::string_view value) {
     informer_key k;
     k.gvr = gvr;
-    auto* inf = find(k);
+    auto* inf = find_full(*this, k);
     return inf ? inf->cache().by_index(index, value) : std::vector<object_ptr>{};
 }
 

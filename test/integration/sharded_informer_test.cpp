@@ -1,0 +1,236 @@
+// A sharded informer (informer_key::shard, docs/sharding.md) against
+// kcoro-apiserver in process on a manual clock: nothing listed before a
+// share; the cache keeps exactly the objects whose hash is in the share; a
+// grown share relists (adds for what it gained), a shrunk one evicts with
+// tombstones; owned objects follow their controller owner's uid; a server
+// that ignores shardSelector is detected and the client filters.
+#include <kcoro/runtime/informer.hpp>
+#include <kcoro/runtime/shard_ring.hpp>
+#include <kcoro/runtime/shard_scope.hpp>
+#include <kcoro/runtime/watcher.hpp>
+
+#include "harness.hpp"
+
+#include <kcoro/client/client.hpp>
+#include <kcoro/core/object.hpp>
+#include <kcoro/io/clock.hpp>
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/json/parse.hpp>
+#include <doctest/doctest.h>
+
+#include <set>
+
+namespace asio = boost::asio;
+namespace json = boost::json;
+namespace rt = kcoro::runtime;
+using namespace std::chrono_literals;
+using kcoro::object_ptr;
+
+namespace {
+
+const kcoro::group_version_resource configmaps = kcoro::resources::configmaps();
+constexpr std::uint64_t half = std::uint64_t{1} << 63;
+const rt::hash_ranges lower{{0, half - 1}};
+const rt::hash_ranges upper{{half, ~std::uint64_t{0}}};
+const rt::hash_ranges everything{{0, ~std::uint64_t{0}}};
+
+struct harness : kcoro::test::harness {
+    kcoro::io::manual_clock& clk = manual_clock();
+    std::unique_ptr<kcoro::client::client> c = make_client();
+
+    object_ptr create(const json::object& obj) {
+        auto r = run(admin().create(configmaps, "default", obj));
+        REQUIRE_MESSAGE(r, (r ? "" : r.error().message()));
+        return *r;
+    }
+    object_ptr create(const std::string& name) {
+        return create(json::parse(R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":")" + name + R"("}})")
+                          .as_object());
+    }
+    template <class Pred>
+    bool until(Pred p, std::chrono::milliseconds bound = 10s) {
+        return run_until(p, bound);
+    }
+};
+
+struct running {
+    harness& h;
+    rt::informer& inf;
+    bool done = false;
+    running(harness& hh, rt::informer& i) : h(hh), inf(i) {
+        asio::co_spawn(h.ioc, inf.run(), [this](std::exception_ptr e) {
+            done = true;
+            if (e) std::rethrow_exception(e);
+        });
+    }
+    ~running() {
+        inf.stop();
+        CHECK(h.until([&] { return done; }, 5s));
+    }
+};
+
+rt::informer_options options(rt::shard_by by) {
+    rt::informer_options o;
+    o.key.gvr = configmaps;
+    o.key.namespace_ = "default";
+    o.key.shard = by;
+    o.watcher.random = [] { return 0.5; };
+    o.resync_period = 0ns;
+    return o;
+}
+
+std::set<std::string> names_in(const rt::informer& inf) {
+    std::set<std::string> out;
+    for (const auto& k : inf.cache().keys()) out.insert(k.name);
+    return out;
+}
+
+// The names of `objs` whose shard hash is in `rs`.
+std::set<std::string> expected(const std::vector<object_ptr>& objs, const rt::hash_ranges& rs, rt::shard_by by) {
+    std::set<std::string> out;
+    for (const auto& o : objs) {
+        if (auto h = rt::shard_hash_of(*o, by); h && rt::contains(rs, *h)) out.insert(std::string(kcoro::name_of(*o)));
+    }
+    return out;
+}
+
+struct recorder {
+    std::vector<std::string> log;
+    rt::event_handlers handlers() {
+        rt::event_handlers h;
+        h.on_add = [this](const object_ptr& o) { log.push_back("add " + std::string(kcoro::name_of(*o))); };
+        h.on_delete = [this](const object_ptr& o, bool tombstone) {
+            log.push_back((tombstone ? "tombstone " : "delete ") + std::string(kcoro::name_of(*o)));
+        };
+        return h;
+    }
+    std::set<std::string> named(const std::string& verb) const {
+        std::set<std::string> out;
+        for (const auto& l : log) {
+            if (l.starts_with(verb + " ")) out.insert(l.substr(verb.size() + 1));
+        }
+        return out;
+    }
+};
+
+} // namespace
+
+TEST_CASE("sharded informer by uid: only the share is cached; grown share relists, shrunk share evicts") {
+    harness h;
+    std::vector<object_ptr> objs;
+    for (int i = 0; i < 40; ++i) objs.push_back(h.create("cm-" + std::to_string(i)));
+    const auto low = expected(objs, lower, rt::shard_by::uid);
+    const auto high = expected(objs, upper, rt::shard_by::uid);
+    // 40 random uids: both halves hold some (fails with probability 2^-39).
+    REQUIRE_FALSE(low.empty());
+    REQUIRE_FALSE(high.empty());
+
+    rt::informer inf(*h.c, h.clk, h.ioc.get_executor(), options(rt::shard_by::uid));
+    recorder rec;
+    inf.add_handlers(rec.handlers());
+    running r(h, inf);
+
+    // No share yet: nothing is listed, and an empty share changes nothing.
+    h.settle();
+    inf.set_shard({});
+    h.settle();
+    CHECK(inf.source().lists() == 0);
+    CHECK_FALSE(inf.has_synced());
+
+    inf.set_shard(lower);
+    const std::chrono::nanoseconds bound = 1min;
+    REQUIRE(h.run(inf.wait_for_sync(bound)));
+    CHECK(names_in(inf) == low);
+    CHECK(rec.named("add") == low);
+    // kcoro-apiserver without the gate ignores shardSelector: the informer
+    // notices (no shardInfo echoed) and the client keeps filtering.
+    REQUIRE(inf.server_filtering().has_value());
+    CHECK_FALSE(*inf.server_filtering());
+    CHECK(inf.source().target().shard_selector.empty());
+
+    // Watch events: only the share's objects come in.
+    REQUIRE(h.until([&] { return inf.source().fsm().state() == rt::watcher_state::watching; }));
+    std::vector<object_ptr> more;
+    for (int i = 40; i < 60; ++i) more.push_back(h.create("cm-" + std::to_string(i)));
+    auto all = objs;
+    all.insert(all.end(), more.begin(), more.end());
+    const auto low_all = expected(all, lower, rt::shard_by::uid);
+    const auto high_all = expected(all, upper, rt::shard_by::uid);
+    REQUIRE(h.until([&] { return names_in(inf) == low_all; }));
+
+    // Grown to everything: one relist at the last revision brings the rest as adds.
+    const auto lists = inf.source().lists();
+    rec.log.clear();
+    inf.set_shard(everything);
+    REQUIRE(h.until([&] { return inf.cache().size() == all.size(); }));
+    CHECK(inf.source().lists() == lists + 1);
+    CHECK(rec.named("add") == high_all);
+    CHECK(rec.named("tombstone").empty());
+
+    // Shrunk to the upper half: the lower half leaves at once, as tombstones, no list.
+    rec.log.clear();
+    inf.set_shard(upper);
+    CHECK(names_in(inf) == high_all);
+    CHECK(rec.named("tombstone") == low_all);
+    CHECK(inf.source().lists() == lists + 1);
+
+    // Moved: lower again (gained lower, lost upper): the relist's snapshot
+    // drops the upper half as tombstones and adds the lower.
+    rec.log.clear();
+    inf.set_shard(lower);
+    REQUIRE(h.until([&] { return names_in(inf) == low_all; }));
+    CHECK(rec.named("tombstone") == high_all);
+    CHECK(rec.named("add") == low_all);
+}
+
+TEST_CASE("sharded informer by controller owner: children follow their owner's uid; no owner, no share") {
+    harness h;
+    std::vector<object_ptr> children;
+    for (int i = 0; i < 30; ++i) {
+        // Owners need not exist for the filter: the reference's uid decides.
+        // Varied in the first bytes: FNV-1a of strings differing only in
+        // their last bytes lands in a narrow arc (docs/sharding.md).
+        const std::string owner_uid = std::to_string(1000 + i) + "0000-0000-4000-8000-000000000000";
+        auto o = json::parse(R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"child-)" +
+                             std::to_string(i) + R"(","ownerReferences":[{"apiVersion":"v1","kind":"ConfigMap","name":"p)" +
+                             std::to_string(i) + R"(","uid":")" + owner_uid + R"(","controller":true}]}})")
+                     .as_object();
+        children.push_back(h.create(o));
+    }
+    h.create("orphan");  // no controller owner: no replica caches it
+    const auto low = expected(children, lower, rt::shard_by::controller_owner);
+    REQUIRE_FALSE(low.empty());
+    REQUIRE(low.size() < children.size());
+
+    rt::informer inf(*h.c, h.clk, h.ioc.get_executor(), options(rt::shard_by::controller_owner));
+    running r(h, inf);
+    inf.set_shard(lower);
+    const std::chrono::nanoseconds bound = 1min;
+    REQUIRE(h.run(inf.wait_for_sync(bound)));
+    CHECK(names_in(inf) == low);
+    // The server cannot select by an owner's uid: the selector is never sent.
+    CHECK(inf.source().target().shard_selector.empty());
+    CHECK_FALSE(inf.server_filtering().has_value());
+
+    // A child whose controller owner changes to one outside the share leaves
+    // the cache as a delete (as a server drops an object leaving a selector).
+    std::string moved;
+    for (const auto& c : children) {
+        if (low.contains(std::string(kcoro::name_of(*c)))) {
+            moved = std::string(kcoro::name_of(*c));
+            break;
+        }
+    }
+    std::string outside_uid;
+    for (int i = 0; !outside_uid.size(); ++i) {
+        auto u = std::to_string(5000 + i) + "ffff-0000-4000-8000-000000000000";
+        if (!rt::contains(lower, rt::fnv1a64(u))) outside_uid = u;
+    }
+    auto p = h.run(h.admin().patch(configmaps, {"default", moved},
+                                   R"({"metadata":{"ownerReferences":[{"apiVersion":"v1","kind":"ConfigMap","name":"q","uid":")" +
+                                       outside_uid + R"(","controller":true}]}})"));
+    REQUIRE_MESSAGE(p, (p ? "" : p.error().message()));
+    REQUIRE(h.until([&] { return inf.cache().get({"default", moved}) == nullptr; }));
+    CHECK(inf.cache().size() == low.size() - 1);
+}
