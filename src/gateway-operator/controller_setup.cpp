@@ -89,7 +89,9 @@ operator_handle setup(kcoro::server::manager& mgr, reconciler_options opts) {
     auto& cache = mgr.cache();
     runtime::informer_key primary;
     primary.gvr = gateway_instances();
-    auto& instances = cache.get_or_create(primary);
+    // The controller's own informer: with --sharding-ring it keeps only this
+    // replica's share of the instances (docs/sharding.md).
+    auto& instances = cache.get_or_create(mgr.controller_key(primary, runtime::shard_by::uid));
     instances.add_index(std::string(uid_index), index_by_uid);
 
     // Registrations live in the registry namespace and carry the uid label.

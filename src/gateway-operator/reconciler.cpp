@@ -86,6 +86,13 @@ asio::awaitable<result<reconcile_result>> reconciler::reconcile(runtime::reconci
     if (!got && !kcoro::is_not_found(got.error())) {
         co_return got.error().with_context("get GatewayInstance " + ctx.key.str());
     }
+    if (got && ctx.owns_uid && !ctx.owns_uid(kcoro::uid_of(**got))) {
+        // Sharded (docs/sharding.md): the key holds an instance created again
+        // under this name, whose uid another replica owns (this pass came
+        // from the old instance's events). Its owner converges it and sweeps
+        // what the old one left.
+        co_return runtime::success();
+    }
     if (!claims.empty()) {
         // What an instance gone from this key left (none now lives here, or
         // one of another uid).

@@ -225,6 +225,22 @@ TEST_CASE("three managers on one ring: every parent reconciled by its owner only
     CHECK(h.led.overlaps == 0);
     CHECK(h.led.foreign_writes == 0);
     for (auto& id : all) CHECK(by[id] > 0);
+    // Each replica's caches hold its share only (informers filtered by the
+    // parent's uid, the children by their controller owner's): what it wrote.
+    for (auto& r : h.replicas) {
+        kcoro::runtime::informer_key parents{.gvr = cms, .label_selector = "role=parent",
+                                             .shard = kcoro::runtime::shard_by::uid};
+        kcoro::runtime::informer_key children{.gvr = cms, .label_selector = "role=child",
+                                              .shard = kcoro::runtime::shard_by::controller_owner};
+        auto* pi = r->mgr->cache().find(parents);
+        auto* ci = r->mgr->cache().find(children);
+        REQUIRE(pi);
+        REQUIRE(ci);
+        CHECK(pi->cache().size() == static_cast<std::size_t>(by[r->id]));
+        CHECK(ci->cache().size() == static_cast<std::size_t>(by[r->id]));
+        // No unsharded copy of the parents exists beside it.
+        CHECK(r->mgr->cache().find({.gvr = cms, .label_selector = "role=parent"}) == nullptr);
+    }
     // The metrics a replica exports with the flag.
     const auto text = h.get("r1").mgr->metrics().serialize();
     CHECK(text.find("kcoro_shard_members{ring=\"mirror\"} 3") != std::string::npos);

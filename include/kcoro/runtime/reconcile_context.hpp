@@ -29,6 +29,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace kcoro::runtime {
 
@@ -60,6 +61,12 @@ struct reconcile_context {
     /// Cached reads of owned objects (manager-built controllers: the
     /// informers of owns()); may be empty.
     owned_reader read_owned;
+    /// Sharded controllers (docs/sharding.md): whether this replica owns an
+    /// object of this uid now. Empty when the controller is not sharded. A
+    /// reconciler that reads its primary from the API rather than the cache
+    /// checks it: the key may hold a new object (deleted and created again
+    /// under the same name) that hashes to another replica.
+    std::function<bool(std::string_view uid)> owns_uid;
 
     /// Reports a write sent without the helpers (a direct client call), so
     /// that the hot-loop alarm and the no-op counter see it.

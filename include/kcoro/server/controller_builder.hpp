@@ -191,6 +191,9 @@ private:
         std::vector<runtime::predicate> predicates;
         runtime::map_func map;
     };
+    /// The informer key `s` is read through: with sharding on (and not a
+    /// singleton) the primary's and owned keys filter to the share.
+    runtime::informer_key cache_key(const source& s) const;
 
     manager& mgr_;
     std::string name_;

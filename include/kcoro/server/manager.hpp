@@ -258,8 +258,15 @@ public:
     /// For controller_builder: `c` (built with options().sharding set) is
     /// sharded; `primary` is its for_() informer. The manager drops the
     /// keys of ranges the ring takes away (drop_ranges, then the member's
-    /// drained()) and queues the cached keys of ranges it gains.
-    void add_sharded(runtime::controller& c, runtime::informer& primary);
+    /// drained()) and queues the cached keys of ranges it gains. `primary`
+    /// and `owned` (informer keys with shard set) cache only the share.
+    void add_sharded(runtime::controller& c, runtime::informer& primary,
+                     const std::vector<runtime::informer*>& owned = {});
+    /// The informer key a controller's source uses: `k` with `by` set when
+    /// sharding is on (and the controller is not a singleton), else `k`.
+    /// Code that adds an index to a sharded controller's primary informer
+    /// asks for this key (the same informer the controller reads).
+    runtime::informer_key controller_key(runtime::informer_key k, runtime::shard_by by) const;
 
     struct impl;
 

@@ -1,4 +1,5 @@
 #include <kcoro/runtime/controller.hpp>
+#include <kcoro/runtime/shard_ring.hpp>
 
 #include <kcoro/runtime/event_recorder.hpp>
 
@@ -329,6 +330,9 @@ asio::awaitable<void> controller::impl::process(object_key key) {
     ctx.events = opts.events;
     ctx.field_manager = opts.field_manager.empty() ? opts.name : opts.field_manager;
     ctx.read_owned = opts.read_owned;
+    if (sharded()) {
+        ctx.owns_uid = [owns = &opts.sharding.owns](std::string_view uid) { return (*owns)(fnv1a64(uid)); };
+    }
     // This reconcile's write counts live in a slot of the controller; the
     // hook names the slot and the reconcile's serial (small and trivially
     // copyable, so std::function stores it without allocating).

@@ -116,7 +116,19 @@ runtime::informer& controller_builder::primary_informer(const group_version_reso
              << primary->key.gvr;
         throw std::invalid_argument(what.str());
     }
-    return mgr_.cache().get_or_create(primary->key);
+    return mgr_.cache().get_or_create(cache_key(*primary));
+}
+
+// Sharded controllers (docs/sharding.md) read informers that keep only the
+// share: the primary by its uid, owned objects by their controller owner's.
+runtime::informer_key controller_builder::cache_key(const source& s) const {
+    if (singleton_ || !mgr_.shard()) return s.key;
+    switch (s.kind) {
+    case source::role::primary: return mgr_.controller_key(s.key, runtime::shard_by::uid);
+    case source::role::owned: return mgr_.controller_key(s.key, runtime::shard_by::controller_owner);
+    case source::role::mapped: break;
+    }
+    return s.key;
 }
 
 std::size_t controller_builder::inf_memo_capacity() const noexcept {
@@ -170,9 +182,12 @@ runtime::controller& controller_builder::complete(runtime::reconcile_context_fun
 
     // Cached reads: the primary for the HotLoop Event, owned objects for apply_owned.
     auto owned = std::make_shared<std::vector<std::pair<group_version_resource, runtime::informer*>>>();
+    std::vector<runtime::informer*> owned_informers;
     for (auto& s : sources_) {
+        if (s.kind != source::role::mapped) s.key = cache_key(s);
         if (s.kind == source::role::owned) {
             owned->emplace_back(s.key.gvr, &cache.get_or_create(s.key));
+            owned_informers.push_back(owned->back().second);
         }
     }
     // read_primary keeps the list alive for as long as the controller's
@@ -229,7 +244,7 @@ runtime::controller& controller_builder::complete(runtime::reconcile_context_fun
     b.with_options(std::move(opts));
     auto ctl = b.complete(std::move(r));
     auto& ref = *ctl;
-    if (sharded) mgr_.add_sharded(ref, *primary_inf);
+    if (sharded) mgr_.add_sharded(ref, *primary_inf, owned_informers);
     mgr_.add(std::move(ctl));
     return ref;
 }

@@ -136,7 +136,10 @@ struct manager::impl {
         std::int64_t owned = 0;  // kcoro_shard_owned_keys: cached primaries in shard_active
     };
     std::deque<sharded_controller> sharded;  // stable: the informer handlers point into it
+    std::vector<runtime::informer*> shard_informers;  // filtered to the share (for_ and owns())
     runtime::hash_ranges shard_active;  // as last reported: what a change gained
+    runtime::hash_ranges shard_draining;  // dropped, not yet drained: still cached
+    void update_shard_filters();
     std::string shard_lost;             // why the member stopped while the manager ran
 
     health_handler probes;
@@ -499,9 +502,10 @@ void manager::impl::start_sharding() {
     log.info("sharding on", {{"ring", opts.sharding_ring},
                              {"leaseNamespace", lease_namespace()},
                              {"lease", shard->lease_name()},
-                             // The server-side shardSelector is not used yet: each
-                             // replica caches every object and gates keys by hash.
-                             {"filtering", "client: keys gated by hash"}});
+                             // Each sharded informer logs whether the server
+                             // applied its shardSelector or the client filters.
+                             {"filtering", "informers keep the share: the server's shardSelector where it "
+                                           "echoes shardInfo, else the client filters"}});
     install_write_guard();
     add_entry(shard.get(), nullptr, runtime::runnable_kind::background);
     probes.healthz().add("sharding", [this]() -> std::optional<std::string> {
@@ -515,6 +519,7 @@ void manager::impl::start_sharding() {
 void manager::impl::shard_changed(const runtime::hash_ranges& active) {
     const auto gained = runtime::subtract(active, shard_active);
     shard_active = active;
+    update_shard_filters();
     log.info("shard share changed", {{"ring", opts.sharding_ring},
                                      {"ranges", static_cast<std::int64_t>(active.size())},
                                      {"fraction", runtime::fraction_of_space(active)}});
@@ -537,6 +542,8 @@ void manager::impl::shard_changed(const runtime::hash_ranges& active) {
 // queue; once none runs a reconcile of them, the member may release them.
 void manager::impl::shard_dropped(const runtime::hash_ranges& ranges) {
     shard_active = runtime::subtract(shard_active, ranges);
+    // Still cached while a reconcile of them may run; evicted once drained.
+    shard_draining = runtime::unite(shard_draining, ranges);
     for (auto& sc : sharded) {
         sc.owned = 0;
         for (const auto& obj : sc.primary->cache().list()) {
@@ -545,17 +552,27 @@ void manager::impl::shard_dropped(const runtime::hash_ranges& ranges) {
         }
         metrics.set_shard_owned_keys(sc.name, sc.owned);
     }
-    if (sharded.empty()) {
+    auto done = [this, ranges] {
+        shard_draining = runtime::subtract(shard_draining, ranges);
+        update_shard_filters();
         shard->drained(ranges);
+    };
+    if (sharded.empty()) {
+        done();
         return;
     }
     auto left = std::make_shared<std::size_t>(sharded.size());
-    auto* member = shard.get();
     for (auto& sc : sharded) {
-        sc.ctl->drop_ranges(ranges, [left, member, ranges] {
-            if (--*left == 0) member->drained(ranges);
+        sc.ctl->drop_ranges(ranges, [left, done] {
+            if (--*left == 0) done();
         });
     }
+}
+
+// The sharded informers keep what this replica holds: active and draining.
+void manager::impl::update_shard_filters() {
+    const auto held = runtime::unite(shard_active, shard_draining);
+    for (auto* inf : shard_informers) inf->set_shard(held);
 }
 
 // The main coroutine: feeds run, then sleeps until the fsm finishes, waking
@@ -890,8 +907,24 @@ std::optional<tcp::endpoint> manager::probe_endpoint() const {
 runtime::leader_elector* manager::elector() noexcept { return impl_->elector.get(); }
 runtime::shard_member* manager::shard() noexcept { return impl_->shard.get(); }
 
-void manager::add_sharded(runtime::controller& c, runtime::informer& primary) {
+runtime::informer_key manager::controller_key(runtime::informer_key k, runtime::shard_by by) const {
+    if (impl_->shard) k.shard = by;
+    return k;
+}
+
+void manager::add_sharded(runtime::controller& c, runtime::informer& primary,
+                          const std::vector<runtime::informer*>& owned) {
     auto& s = *impl_;
+    for (auto* inf : owned) {
+        if (std::find(s.shard_informers.begin(), s.shard_informers.end(), inf) == s.shard_informers.end())
+            s.shard_informers.push_back(inf);
+    }
+    if (std::find(s.shard_informers.begin(), s.shard_informers.end(), &primary) == s.shard_informers.end())
+        s.shard_informers.push_back(&primary);
+    const auto held = runtime::unite(s.shard_active, s.shard_draining);
+    if (!held.empty()) {
+        for (auto* inf : s.shard_informers) inf->set_shard(held);
+    }
     auto& sc = s.sharded.emplace_back(impl::sharded_controller{&c, &primary, std::string(c.name()), 0});
     s.metrics.shard_controller_added(sc.name);
     // The owned count follows adds and deletes between share changes (a
