@@ -30,17 +30,24 @@ std::string hex(std::uint64_t v) {
     return s;
 }
 
+/// floor(2^64 / n), computed in 64 bits.
+std::uint64_t span_of(int n) {
+    const auto un = static_cast<std::uint64_t>(n);
+    const std::uint64_t max = ~std::uint64_t{0};
+    return max / un + (max % un == un - 1 ? 1 : 0);
+}
+
 /// Shard i of n over object.metadata.uid, as the e2e test's
 /// NewShardRangeSelector splits the space (the last one ends at 2^64).
 std::string shard_of(int i, int n, std::string_view field = "object.metadata.uid") {
-    const std::uint64_t span = ~std::uint64_t{0} / static_cast<std::uint64_t>(n) + (~std::uint64_t{0} % n == n - 1 ? 1 : 0);
+    const std::uint64_t span = span_of(n);
     const std::uint64_t start = span * static_cast<std::uint64_t>(i);
     const std::string end = i == n - 1 ? std::string("0x10000000000000000") : hex(span * static_cast<std::uint64_t>(i + 1));
     return "shardRange(" + std::string(field) + ", '" + hex(start) + "', '" + end + "')";
 }
 
 bool in_shard(std::string_view value, int i, int n) {
-    const std::uint64_t span = ~std::uint64_t{0} / static_cast<std::uint64_t>(n) + (~std::uint64_t{0} % n == n - 1 ? 1 : 0);
+    const std::uint64_t span = span_of(n);
     const std::uint64_t h = fnv1a64(value);
     return h / span == static_cast<std::uint64_t>(i) || (i == n - 1 && h / span >= static_cast<std::uint64_t>(i));
 }
