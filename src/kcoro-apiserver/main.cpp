@@ -16,6 +16,8 @@
 //   --seed N                  seed for uids, generated names and tokens (default: random)
 //   --bookmark-interval MS    default 60000
 //   --load FILE               apply YAML/JSON manifests at start (repeatable)
+//   --feature-gates=K=V,...   kube-apiserver's feature gates that kcoro-apiserver
+//                             implements: ShardedListAndWatch (KEP-5866, alpha, default false)
 // Logs are JSON lines on stderr. SIGINT/SIGTERM: graceful stop, exit 0.
 #include "server.hpp"
 
@@ -97,6 +99,35 @@ void load_manifests(apiserver::object_store& store, io::clock& clk, const std::s
     }
 }
 
+// --feature-gates=K=V,K=V (component-base featuregate.Set): each value a Go
+// strconv.ParseBool; an unknown name is fatal, as kube-apiserver refuses it.
+void set_feature_gates(apiserver::server_options& opts, std::string_view list) {
+    while (!list.empty()) {
+        auto comma = list.find(',');
+        auto item = list.substr(0, comma);
+        list = comma == std::string_view::npos ? std::string_view{} : list.substr(comma + 1);
+        if (item.empty()) continue;
+        auto eq = item.find('=');
+        if (eq == std::string_view::npos) fatal("missing bool value for " + std::string(item));
+        auto name = item.substr(0, eq);
+        auto v = item.substr(eq + 1);
+        bool on = false;
+        if (v == "1" || v == "t" || v == "T" || v == "true" || v == "TRUE" || v == "True") {
+            on = true;
+        } else if (v == "0" || v == "f" || v == "F" || v == "false" || v == "FALSE" || v == "False") {
+            on = false;
+        } else {
+            fatal("invalid value of " + std::string(name) + "=" + std::string(v) + ", err: strconv.ParseBool: parsing \"" +
+                  std::string(v) + "\": invalid syntax");
+        }
+        if (name == "ShardedListAndWatch") {
+            opts.store.sharded_list_and_watch = on;
+        } else {
+            fatal("unrecognized feature gate: " + std::string(name));
+        }
+    }
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -168,11 +199,17 @@ int main(int argc, char** argv) {
                 opts.handler.bookmark_interval = std::chrono::milliseconds(std::stol(value(i)));
             } else if (a == "--load") {
                 loads.push_back(value(i));
+            } else if (a == "--feature-gates" || a.starts_with("--feature-gates=")) {
+                set_feature_gates(opts, a == "--feature-gates" ? value(i) : a.substr(a.find('=') + 1));
             } else if (a == "--help" || a == "-h") {
                 std::cout << "usage: kcoro-apiserver [--listen HOST:PORT] [--tls|--plain] [--cert F --key F]\n"
                              "  [--write-kubeconfig PATH] [--policy F] [--tokens F] [--[no-]simulate-workloads]\n"
                              "  [--[no-]root-ca-publisher] [--simulate-delay MS] [--history N] [--watch-cache=false]\n"
-                             "  [--bookmark-interval MS] [--load F]... [--seed N]\n";
+                             "  [--bookmark-interval MS] [--load F]... [--seed N]\n"
+                             "  [--feature-gates=ShardedListAndWatch=true|false]\n"
+                             "feature gates (kube-apiserver's names; only these are known):\n"
+                             "  ShardedListAndWatch=true|false (ALPHA - default=false): the shardSelector\n"
+                             "    list/watch parameter and ListMeta.shardInfo (KEP-5866, docs/apiserver.md)\n";
                 return 0;
             } else {
                 fatal("unknown flag " + a);

@@ -20,6 +20,7 @@
 #include <kcoro/client/config.hpp>
 #include <kcoro/core/api_request.hpp>
 #include <kcoro/core/object.hpp>
+#include <kcoro/core/requests.hpp>
 #include <kcoro/io/clock.hpp>
 
 #include <boost/asio/co_spawn.hpp>
@@ -1762,6 +1763,151 @@ asio::awaitable<void> protobuf_bodies(ctx& x) {
            "custom resource message: " + cr.body);
 }
 
+// issue 24: KEP-5866 server-side sharded list and watch (1.36 alpha, gate
+// ShardedListAndWatch). Skipped when the list does not echo
+// metadata.shardInfo (the gate off, or a server before 1.36), so it passes
+// unchanged there; kcoro-apiserver runs it with
+// --feature-gates=ShardedListAndWatch=true (run_conformance.sh). Followed:
+// test/e2e/apimachinery/sharding.go and
+// test/integration/apiserver/sharding_test.go (4 uid shards, pages of 2,
+// every page echoing the selector; watch events only of in-shard objects).
+namespace shardsel {
+
+std::uint64_t fnv1a64(std::string_view s) {
+    std::uint64_t h = 14695981039346656037ull;
+    for (unsigned char c : s) {
+        h ^= c;
+        h *= 1099511628211ull;
+    }
+    return h;
+}
+
+std::string hex(std::uint64_t v) {
+    static constexpr std::string_view d = "0123456789abcdef";
+    std::string out = "0x";
+    for (int i = 60; i >= 0; i -= 4) out.push_back(d[(v >> i) & 0xf]);
+    return out;
+}
+
+// Shard i of n (n a power of two here): [i * 2^64/n, (i+1) * 2^64/n).
+std::string selector(int i, int n) {
+    const std::uint64_t span = (~std::uint64_t{0} / static_cast<std::uint64_t>(n)) + 1;
+    const std::string end = i == n - 1 ? "0x10000000000000000" : hex(span * static_cast<std::uint64_t>(i + 1));
+    return "shardRange(object.metadata.uid, '" + hex(span * static_cast<std::uint64_t>(i)) + "', '" + end + "')";
+}
+
+bool in_shard(std::string_view uid, int i, int n) {
+    const std::uint64_t span = (~std::uint64_t{0} / static_cast<std::uint64_t>(n)) + 1;
+    return fnv1a64(uid) / span == static_cast<std::uint64_t>(i);
+}
+
+} // namespace shardsel
+
+asio::awaitable<void> sharded_list_and_watch(ctx& x) {
+    const std::string own = "conformance.kcoro.dev/set=shard";
+    auto get = [&](std::string target) -> asio::awaitable<kcoro::client::http_response> {
+        const auto rq = ctx::request(kcoro::http_method::get, std::move(target), "", "", "application/json");
+        auto r = co_await x.raw(rq);
+        co_return r;
+    };
+    const std::string base = x.ns_path("configmaps") + "?labelSelector=" + kcoro::query_escape(own);
+    auto before = co_await get(base);
+    EXPECT(before.status == 200, "list: " + before.body.substr(0, 200));
+    const std::string rv0 = str(parse_object(before.body, "list").at("metadata").as_object().if_contains("resourceVersion"));
+
+    // The probe: does the server apply shardSelector (it echoes shardInfo)?
+    const std::string sel0 = shardsel::selector(0, 2);
+    auto probe = co_await get(base + "&shardSelector=" + kcoro::query_escape(sel0));
+    EXPECT(probe.status == 200, "list with shardSelector: " + probe.body.substr(0, 300));
+    if (!parse_object(probe.body, "probe").at("metadata").as_object().contains("shardInfo")) {
+        throw skipped("no metadata.shardInfo in the list: ShardedListAndWatch off, or a server before 1.36");
+    }
+
+    const int count = 12;
+    std::vector<std::string> uids;
+    for (int i = 0; i < count; ++i) {
+        json::object o = x.configmap("s" + std::to_string(i), std::to_string(i));
+        kcoro::set_label(o, "conformance.kcoro.dev/set", "shard");
+        auto created = co_await x.create(x.cms, o);
+        uids.emplace_back(kcoro::uid_of(*created));
+    }
+
+    const int n = 4;
+    std::vector<std::string> whole, paged;
+    for (int i = 0; i < n; ++i) {
+        const std::string sel = shardsel::selector(i, n);
+        const std::string q = base + "&shardSelector=" + kcoro::query_escape(sel);
+        auto l = parse_object((co_await get(q)).body, "sharded list");
+        const auto* info = l.at("metadata").as_object().if_contains("shardInfo");
+        EXPECT(info && info->is_object() && str(info->as_object().if_contains("selector")) == sel,
+               "shardInfo.selector echoes " + sel + ": " + json::serialize(l.at("metadata")));
+        for (const auto& item : l.at("items").as_array()) {
+            std::string uid(kcoro::uid_of(item.as_object()));
+            EXPECT(shardsel::in_shard(uid, i, n), "shard " + std::to_string(i) + " returned uid " + uid);
+            whole.push_back(uid);
+        }
+        std::string cont;
+        for (int pages = 0;; ++pages) {
+            EXPECT(pages < 20, "paging ends");
+            auto page = parse_object((co_await get(q + "&limit=2" + (cont.empty() ? "" : "&continue=" + kcoro::query_escape(cont)))).body,
+                                     "sharded page");
+            const auto& meta = page.at("metadata").as_object();
+            const auto* pinfo = meta.if_contains("shardInfo");
+            EXPECT(pinfo && pinfo->is_object() && str(pinfo->as_object().if_contains("selector")) == sel,
+                   "every page echoes shardInfo: " + json::serialize(meta));
+            EXPECT(page.at("items").as_array().size() <= 2, "limit respected");
+            for (const auto& item : page.at("items").as_array()) {
+                std::string uid(kcoro::uid_of(item.as_object()));
+                EXPECT(shardsel::in_shard(uid, i, n), "page of shard " + std::to_string(i) + " returned uid " + uid);
+                paged.push_back(uid);
+            }
+            cont = str(meta.if_contains("continue"));
+            if (cont.empty()) break;
+        }
+    }
+    std::sort(uids.begin(), uids.end());
+    std::sort(whole.begin(), whole.end());
+    std::sort(paged.begin(), paged.end());
+    EXPECT(whole == uids, "every object in exactly one shard (" + std::to_string(whole.size()) + " of " +
+                              std::to_string(uids.size()) + ")");
+    EXPECT(paged == uids, "paged: every object in exactly one shard (" + std::to_string(paged.size()) + ")");
+
+    // Watch from before the creations, per half: ADDED for its objects only.
+    for (int i = 0; i < 2; ++i) {
+        const std::string sel = shardsel::selector(i, 2);
+        auto w = co_await get(base + "&watch=true&timeoutSeconds=2&resourceVersion=" + rv0 +
+                              "&shardSelector=" + kcoro::query_escape(sel));
+        EXPECT(w.status == 200, "sharded watch: " + w.body.substr(0, 300));
+        std::vector<std::string> got;
+        std::size_t pos = 0;
+        while (pos < w.body.size()) {
+            auto nl = w.body.find('\n', pos);
+            if (nl == std::string::npos) nl = w.body.size();
+            if (nl > pos) {
+                auto ev = parse_object(w.body.substr(pos, nl - pos), "watch event");
+                EXPECT(str(ev.if_contains("type")) == "ADDED", "watch event type: " + w.body.substr(pos, nl - pos));
+                got.emplace_back(kcoro::uid_of(ev.at("object").as_object()));
+            }
+            pos = nl + 1;
+        }
+        std::vector<std::string> want;
+        for (const auto& u : uids) {
+            if (shardsel::in_shard(u, i, 2)) want.push_back(u);
+        }
+        std::sort(got.begin(), got.end());
+        EXPECT(got == want, "watch of half " + std::to_string(i) + ": " + std::to_string(got.size()) + " events, want " +
+                                std::to_string(want.size()));
+    }
+
+    // A malformed selector: 400 BadRequest naming parser.go's complaint.
+    auto bad = co_await get(base + "&shardSelector=" +
+                            kcoro::query_escape("shardRange(object.metadata.name, '0x0000000000000000', '0x8000000000000000')"));
+    EXPECT(bad.status == 400, "malformed shardSelector: 400, got " + std::to_string(bad.status) + " " + bad.body.substr(0, 300));
+    EXPECT(status_message(bad, "malformed shardSelector").find("unsupported field path \"object.metadata.name\"") !=
+               std::string::npos,
+           "the message names the unsupported field path: " + bad.body.substr(0, 300));
+}
+
 std::vector<scenario> all_scenarios() {
     return {
         {"resource-version", false, resource_version},
@@ -1802,6 +1948,8 @@ std::vector<scenario> all_scenarios() {
         {"malformed-query-parameters", false, malformed_query_parameters},
         // issue 23, client-go's protobuf writes
         {"protobuf-bodies", true, protobuf_bodies},
+        // issue 24, KEP-5866 (skipped unless the server echoes shardInfo)
+        {"sharded-list-and-watch", false, sharded_list_and_watch},
     };
 }
 

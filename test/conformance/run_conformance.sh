@@ -10,7 +10,9 @@ shift 2
 . "$(dirname "$0")/../support/start_apiserver.sh"
 # Short bookmark interval so the bookmark scenario is quick; the GC loop
 # runs every 100 ms in the binary.
-start_apiserver "$SERVER_BIN" --bookmark-interval 300 --no-simulate-workloads
+# ShardedListAndWatch on, so the sharded-list-and-watch scenario runs (it
+# skips itself on a server that does not echo shardInfo).
+start_apiserver "$SERVER_BIN" --bookmark-interval 300 --no-simulate-workloads --feature-gates=ShardedListAndWatch=true
 
 "$CONFORMANCE_BIN" --kubeconfig "$KCFG" --bookmark-wait 5 --gc-wait 10 "$@"
 rc=$?

@@ -88,6 +88,11 @@ struct test_server_options {
     /// a real cluster: a test that lists ConfigMaps sees it, as it would
     /// there. False for a test that needs empty namespaces.
     bool root_ca_publisher = true;
+    /// kube-apiserver's alpha feature gate ShardedListAndWatch (KEP-5866):
+    /// list and watch honour `shardSelector` and lists echo
+    /// metadata.shardInfo (kcoro-apiserver --feature-gates=ShardedListAndWatch=true).
+    /// Off, as on a default 1.36 cluster: the parameter is ignored.
+    bool sharded_list_and_watch = false;
 };
 
 class test_server {

@@ -552,7 +552,7 @@ asio::awaitable<http_reply> api_handler::handle_resource(http_request& req, rout
     subresource sub = r.subresource == "status" ? subresource::status : subresource::none;
     list_options lo{r.query.label_selector, r.query.field_selector, r.query.limit, r.query.continue_token,
                     r.query.resource_version, r.query.resource_version_match,
-                    r.query.send_initial_events.has_value()};
+                    r.query.send_initial_events.has_value(), r.query.shard_selector};
 
     auto del_opts = [&]() -> result<delete_options> {
         delete_options d;
@@ -782,6 +782,11 @@ http_reply api_handler::handle_watch(route& r, media_choice media) {
                                                                        : r.query.field_selector + ",metadata.name=" + r.name);
         if (!named) return status_response(named.error());
         filter = std::move(named);
+    }
+    // KEP-5866: only with the ShardedListAndWatch gate on; a bad selector is
+    // refused before the stream starts, as the list refuses it.
+    if (store_.sharded_list_and_watch()) {
+        if (auto s = filter->set_shard_selector(r.query.shard_selector); !s) return status_response(s.error());
     }
     watch_params p;
     p.filter = std::move(*filter);

@@ -100,6 +100,8 @@ result<void> apply_param(query_options& q, std::string_view key, const std::stri
         q.label_selector = v;
     } else if (key == "fieldSelector") {
         q.field_selector = v;
+    } else if (key == "shardSelector") {
+        q.shard_selector = v;
     } else if (key == "limit") {
         auto n = parse_int(key, v);
         if (!n) return n.error();

@@ -44,6 +44,9 @@ enum class route_kind {
 struct query_options {
     std::string label_selector;
     std::string field_selector;
+    /// KEP-5866 shardSelector, as given (the store reads it only with the
+    /// ShardedListAndWatch gate on).
+    std::string shard_selector;
     std::int64_t limit = 0;
     std::string continue_token;
     std::string resource_version;

@@ -92,6 +92,20 @@ result<watch_filter> watch_filter::make(group_version_resource gvr, std::string 
     return f;
 }
 
+result<void> watch_filter::set_shard_selector(std::string_view text) {
+    if (text.empty()) return {};
+    auto parsed = shard_selector::parse(text);
+    // The parse error as a 400 BadRequest: the request's options could not
+    // be decoded (endpoints/handlers/get.go answers a ListOptions decoding
+    // error with errors.NewBadRequest; the "invalid shard selector: " prefix
+    // is apimachinery's ListOptions conversion, see docs/apiserver.md).
+    if (parsed.index() == 1) return errors::bad_request("invalid shard selector: " + std::get<1>(parsed));
+    shards = std::get<0>(std::move(parsed));
+    return {};
+}
+
+bool object_store::sharded_list_and_watch() const noexcept { return impl_->config.sharded_list_and_watch; }
+
 // --- impl ---------------------------------------------------------------------
 
 namespace {

@@ -20,6 +20,7 @@
 
 #include "store/field_selector.hpp"
 #include "store/resource_registry.hpp"
+#include "store/shard_selector.hpp"
 
 #include <kcoro/core/error.hpp>
 #include <kcoro/core/label_selector.hpp>
@@ -105,6 +106,9 @@ struct list_options {
     std::string resource_version;        // "" / "0" / "<n>"
     std::string resource_version_match;  // "" / "Exact" / "NotOlderThan"
     bool send_initial_events = false;    // given (any value): 422 for a list
+    /// KEP-5866 shardSelector (shard_selector.hpp); read only when
+    /// store_config::sharded_list_and_watch is on, "" = not given.
+    std::string shard_selector;
 };
 
 enum class event_type { added, modified, deleted };
@@ -128,9 +132,16 @@ struct watch_filter {
     std::string ns;  // "" = all namespaces (or a cluster-scoped resource)
     label_selector labels;
     field_selector fields;
+    /// KEP-5866: only objects whose uid (or namespace) hash is in range.
+    std::optional<shard_selector> shards;
     static result<watch_filter> make(group_version_resource gvr, std::string ns,
                                      std::string_view label_selector_text,
                                      std::string_view field_selector_text);
+    /// Parses a non-empty shardSelector into `shards`; a bad one is a 400
+    /// "invalid shard selector: <parser.go's text>". "" leaves `shards` unset
+    /// (Go's ListOptions.ShardSelector == "": not given).
+    result<void> set_shard_selector(std::string_view text);
+    bool matches_shard(const boost::json::object& obj) const noexcept { return !shards || shards->matches(obj); }
 };
 
 struct store_config {
@@ -149,6 +160,12 @@ struct store_config {
     /// watch cache, whole, whatever `limit` says (1.32's cacher.go
     /// shouldDelegateList). Off: paged like a list served by etcd.
     bool watch_cache = true;
+    /// kube-apiserver's alpha feature gate ShardedListAndWatch (KEP-5866,
+    /// 1.36; off by default there too). On: list and watch honour the
+    /// shardSelector parameter and a list answers metadata.shardInfo
+    /// {"selector": "<the selector applied>"}. Off: the parameter is ignored,
+    /// whatever it says, and no shardInfo is written.
+    bool sharded_list_and_watch = false;
 };
 
 class object_store {
@@ -161,6 +178,8 @@ public:
 
     // --- resources ---------------------------------------------------------
     const resource_registry& registry() const noexcept { return registry_; }
+    /// store_config::sharded_list_and_watch (the watch handler reads it).
+    bool sharded_list_and_watch() const noexcept;
 
     // --- CRUD (gvr must be served; ns is "" for cluster-scoped resources) ----
     result<boost::json::object> create(const request_context& ctx, const group_version_resource& gvr,

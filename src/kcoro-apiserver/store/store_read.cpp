@@ -28,7 +28,7 @@ error too_old(revision_t requested, revision_t compacted) {
 
 bool selected(const watch_filter& f, const resource_def& def, const json::object& obj) {
     if (def.namespaced && !f.ns.empty() && namespace_of(obj) != f.ns) return false;
-    return f.labels.matches_object(obj) && f.fields.matches(obj);
+    return f.labels.matches_object(obj) && f.fields.matches(obj) && f.matches_shard(obj);
 }
 
 } // namespace
@@ -41,6 +41,11 @@ result<json::object> object_store::list(const group_version_resource& gvr, std::
     std::string ns = def->namespaced ? std::string(ns_in) : std::string{};
     auto filter = watch_filter::make(gvr, ns, o.label_selector, o.field_selector);
     if (!filter) return filter.error();
+    // KEP-5866: with the gate off the parameter is not read at all (as an
+    // unknown query parameter), so even a malformed one lists everything.
+    if (im.config.sharded_list_and_watch) {
+        if (auto s = filter->set_shard_selector(o.shard_selector); !s) return s.error();
+    }
 
     // ListOptions validation (apimachinery internalversion/validation
     // ValidateListOptions, v0.32): every error, in its order.
@@ -132,7 +137,9 @@ result<json::object> object_store::list(const group_version_resource& gvr, std::
     std::string last_key;
     bool more = false;
     std::int64_t remaining = 0;
-    const bool count_remaining = filter->labels.empty() && filter->fields.empty();
+    // A shard selector is a selector too: no remainingItemCount (the etcd3
+    // store counts only for an empty predicate).
+    const bool count_remaining = filter->labels.empty() && filter->fields.empty() && !filter->shards;
     const bool by_ns = def->namespaced && !ns.empty();
     auto first_of = [&](const auto& m) {
         if (start_after) return m.upper_bound(*start_after);
@@ -195,9 +202,16 @@ result<json::object> object_store::list(const group_version_resource& gvr, std::
     if (more) {
         std::optional<std::int64_t> rem;
         if (count_remaining) rem = remaining;
+        // The token holds no selector, as the real one: each page applies the
+        // selectors the request carries (informers send the same ones).
         meta["continue"] = encode_continue_token({snapshot, last_key, rem});
         if (count_remaining) meta["remainingItemCount"] = remaining;
     }
+    // ListMeta.shardInfo (apimachinery meta/v1 types.go, ShardInfo{Selector}):
+    // the selector applied, in its canonical Selector.String() form; absent
+    // when no shardSelector was applied. On every page, as the e2e test
+    // (test/e2e/apimachinery/sharding.go) checks.
+    if (filter->shards) meta["shardInfo"] = json::object{{"selector", filter->shards->str()}};
     return json::object{{"kind", def->list_kind},
                         {"apiVersion", def->api_version()},
                         {"metadata", std::move(meta)},
@@ -215,8 +229,12 @@ result<std::vector<watch_event>> object_store::events_since(revision_t after, co
     auto first = std::partition_point(im.history.begin(), im.history.end(),
                                       [&](const history_record& r) { return r.revision <= after; });
     bool by_ns = def->namespaced && !filter.ns.empty();
+    // The shard selector hashes the uid or the namespace, which never change:
+    // an object matches it in every state or in none, so it never turns an
+    // update into ADDED/DELETED (the cacher's filter sees both states alike).
     auto passes = [&](const object_ptr& obj, const json::object* labels) {
-        return filter.labels.matches(labels) && (filter.fields.empty() || filter.fields.matches(*obj));
+        return filter.labels.matches(labels) && (filter.fields.empty() || filter.fields.matches(*obj)) &&
+               filter.matches_shard(*obj);
     };
     for (auto it = first; it != im.history.end(); ++it) {
         if (it->bucket != bucket_name) continue;
