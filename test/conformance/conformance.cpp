@@ -1805,8 +1805,10 @@ bool in_shard(std::string_view uid, int i, int n) {
 
 asio::awaitable<void> sharded_list_and_watch(ctx& x) {
     const std::string own = "conformance.kcoro.dev/set=shard";
-    auto get = [&](std::string target) -> asio::awaitable<kcoro::client::http_response> {
-        const auto rq = ctx::request(kcoro::http_method::get, std::move(target), "", "", "application/json");
+    // Every target is named before the co_await and passed by reference: no
+    // temporary in a co_await operand (g++ 12 frees it twice: docs/toolchain.md).
+    auto get = [&](const std::string& target) -> asio::awaitable<kcoro::client::http_response> {
+        const auto rq = ctx::request(kcoro::http_method::get, target, "", "", "application/json");
         auto r = co_await x.raw(rq);
         co_return r;
     };
@@ -1817,7 +1819,8 @@ asio::awaitable<void> sharded_list_and_watch(ctx& x) {
 
     // The probe: does the server apply shardSelector (it echoes shardInfo)?
     const std::string sel0 = shardsel::selector(0, 2);
-    auto probe = co_await get(base + "&shardSelector=" + kcoro::query_escape(sel0));
+    const std::string probe_q = base + "&shardSelector=" + kcoro::query_escape(sel0);
+    auto probe = co_await get(probe_q);
     EXPECT(probe.status == 200, "list with shardSelector: " + probe.body.substr(0, 300));
     if (!parse_object(probe.body, "probe").at("metadata").as_object().contains("shardInfo")) {
         throw skipped("no metadata.shardInfo in the list: ShardedListAndWatch off, or a server before 1.36");
@@ -1837,7 +1840,8 @@ asio::awaitable<void> sharded_list_and_watch(ctx& x) {
     for (int i = 0; i < n; ++i) {
         const std::string sel = shardsel::selector(i, n);
         const std::string q = base + "&shardSelector=" + kcoro::query_escape(sel);
-        auto l = parse_object((co_await get(q)).body, "sharded list");
+        auto listed = co_await get(q);
+        auto l = parse_object(listed.body, "sharded list");
         const auto* info = l.at("metadata").as_object().if_contains("shardInfo");
         EXPECT(info && info->is_object() && str(info->as_object().if_contains("selector")) == sel,
                "shardInfo.selector echoes " + sel + ": " + json::serialize(l.at("metadata")));
@@ -1849,8 +1853,9 @@ asio::awaitable<void> sharded_list_and_watch(ctx& x) {
         std::string cont;
         for (int pages = 0;; ++pages) {
             EXPECT(pages < 20, "paging ends");
-            auto page = parse_object((co_await get(q + "&limit=2" + (cont.empty() ? "" : "&continue=" + kcoro::query_escape(cont)))).body,
-                                     "sharded page");
+            const std::string page_q = q + "&limit=2" + (cont.empty() ? "" : "&continue=" + kcoro::query_escape(cont));
+            auto page_r = co_await get(page_q);
+            auto page = parse_object(page_r.body, "sharded page");
             const auto& meta = page.at("metadata").as_object();
             const auto* pinfo = meta.if_contains("shardInfo");
             EXPECT(pinfo && pinfo->is_object() && str(pinfo->as_object().if_contains("selector")) == sel,
@@ -1875,8 +1880,9 @@ asio::awaitable<void> sharded_list_and_watch(ctx& x) {
     // Watch from before the creations, per half: ADDED for its objects only.
     for (int i = 0; i < 2; ++i) {
         const std::string sel = shardsel::selector(i, 2);
-        auto w = co_await get(base + "&watch=true&timeoutSeconds=2&resourceVersion=" + rv0 +
-                              "&shardSelector=" + kcoro::query_escape(sel));
+        const std::string watch_q = base + "&watch=true&timeoutSeconds=2&resourceVersion=" + rv0 +
+                                    "&shardSelector=" + kcoro::query_escape(sel);
+        auto w = co_await get(watch_q);
         EXPECT(w.status == 200, "sharded watch: " + w.body.substr(0, 300));
         std::vector<std::string> got;
         std::size_t pos = 0;
@@ -1900,8 +1906,10 @@ asio::awaitable<void> sharded_list_and_watch(ctx& x) {
     }
 
     // A malformed selector: 400 BadRequest naming parser.go's complaint.
-    auto bad = co_await get(base + "&shardSelector=" +
-                            kcoro::query_escape("shardRange(object.metadata.name, '0x0000000000000000', '0x8000000000000000')"));
+    const std::string bad_q =
+        base + "&shardSelector=" +
+        kcoro::query_escape("shardRange(object.metadata.name, '0x0000000000000000', '0x8000000000000000')");
+    auto bad = co_await get(bad_q);
     EXPECT(bad.status == 400, "malformed shardSelector: 400, got " + std::to_string(bad.status) + " " + bad.body.substr(0, 300));
     EXPECT(status_message(bad, "malformed shardSelector").find("unsupported field path \"object.metadata.name\"") !=
                std::string::npos,
