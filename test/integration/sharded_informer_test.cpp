@@ -35,7 +35,14 @@ const rt::hash_ranges lower{{0, half - 1}};
 const rt::hash_ranges upper{{half, ~std::uint64_t{0}}};
 const rt::hash_ranges everything{{0, ~std::uint64_t{0}}};
 
+kcoro::test::harness_options gate(bool on) {
+    kcoro::test::harness_options o;
+    o.server.store.sharded_list_and_watch = on;  // --feature-gates=ShardedListAndWatch
+    return o;
+}
+
 struct harness : kcoro::test::harness {
+    explicit harness(bool sharded_list_and_watch = false) : kcoro::test::harness(gate(sharded_list_and_watch)) {}
     kcoro::io::manual_clock& clk = manual_clock();
     std::unique_ptr<kcoro::client::client> c = make_client();
 
@@ -233,4 +240,42 @@ TEST_CASE("sharded informer by controller owner: children follow their owner's u
     REQUIRE_MESSAGE(p, (p ? "" : p.error().message()));
     REQUIRE(h.until([&] { return inf.cache().get({"default", moved}) == nullptr; }));
     CHECK(inf.cache().size() == low.size() - 1);
+}
+
+TEST_CASE("sharded informer by uid on a server with ShardedListAndWatch: the server filters, the selector follows the share") {
+    harness h(true);
+    std::vector<object_ptr> objs;
+    for (int i = 0; i < 40; ++i) objs.push_back(h.create("cm-" + std::to_string(i)));
+    const auto low = expected(objs, lower, rt::shard_by::uid);
+    const auto high = expected(objs, upper, rt::shard_by::uid);
+    REQUIRE_FALSE(low.empty());
+    REQUIRE_FALSE(high.empty());
+
+    rt::informer inf(*h.c, h.clk, h.ioc.get_executor(), options(rt::shard_by::uid));
+    recorder rec;
+    inf.add_handlers(rec.handlers());
+    running r(h, inf);
+    inf.set_shard(lower);
+    const std::chrono::nanoseconds bound = 1min;
+    REQUIRE(h.run(inf.wait_for_sync(bound)));
+    CHECK(names_in(inf) == low);
+    // The server echoed shardInfo: it filters, and the informer keeps asking.
+    REQUIRE(inf.server_filtering().has_value());
+    CHECK(*inf.server_filtering());
+    CHECK(inf.source().target().shard_selector == *rt::shard_selector(lower, rt::shard_field::uid));
+
+    // Watch events of the other half never reach the client.
+    REQUIRE(h.until([&] { return inf.source().fsm().state() == rt::watcher_state::watching; }));
+    std::vector<object_ptr> more;
+    for (int i = 40; i < 60; ++i) more.push_back(h.create("cm-" + std::to_string(i)));
+    auto all = objs;
+    all.insert(all.end(), more.begin(), more.end());
+    const auto low_all = expected(all, lower, rt::shard_by::uid);
+    REQUIRE(h.until([&] { return names_in(inf) == low_all; }));
+
+    // Grown to everything: the relist asks for the new share.
+    inf.set_shard(everything);
+    REQUIRE(h.until([&] { return inf.cache().size() == all.size(); }));
+    CHECK(inf.source().target().shard_selector == *rt::shard_selector(everything, rt::shard_field::uid));
+    CHECK(*inf.server_filtering());
 }
