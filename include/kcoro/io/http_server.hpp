@@ -115,6 +115,11 @@ struct http_server_options {
     /// Reading one request, writing one response or one chunk, TLS handshake.
     std::chrono::milliseconds io_timeout{std::chrono::seconds(30)};
     std::uint64_t body_limit = 3 * 1024 * 1024;  // kube-apiserver's 3 MiB
+    /// The request line and headers: kube-apiserver's MaxHeaderBytes (1 MiB,
+    /// apiserver/pkg/server/secure_serving.go), not Beast's 8 KiB default: a
+    /// sharded informer's shardSelector of ~250 ranges is a 20 KB query.
+    /// Beyond it: 431, as Go's net/http answers.
+    std::uint32_t header_limit = 1024 * 1024;
     std::size_t max_sessions = 1024;
 };
 

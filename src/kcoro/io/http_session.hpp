@@ -228,6 +228,7 @@ asio::awaitable<void> serve(Stream& s, http_server::impl& srv, session_state& st
         st.phase = session_phase::reading;
         http::request_parser<http::string_body> parser;
         parser.body_limit(srv.options.body_limit);
+        parser.header_limit(srv.options.header_limit);
         auto rop = http::async_read(s, buf, parser, tuple_awaitable) || srv.clk.sleep_for(srv.options.io_timeout);
         auto rr = co_await std::move(rop);
         if (rr.index() != 0) {
@@ -237,7 +238,11 @@ asio::awaitable<void> serve(Stream& s, http_server::impl& srv, session_state& st
             (void)n;
             // g++ 12 (docs/toolchain.md): the responses are named first (an
             // aggregate temporary in a co_await operand is destroyed twice).
-            if (ec == http::error::body_limit || ec == http::error::header_limit) {
+            if (ec == http::error::header_limit) {
+                // Go's net/http (kube-apiserver) past MaxHeaderBytes.
+                http_response too_large{431, "text/plain; charset=utf-8", {}, "431 Request Header Fields Too Large"};
+                co_await write_response(s, srv, std::move(too_large), false);
+            } else if (ec == http::error::body_limit) {
                 http_response too_large{413, "text/plain", {}, "request too large\n"};
                 co_await write_response(s, srv, std::move(too_large), false);
             } else if (ec.category() == http::make_error_code(http::error::end_of_stream).category() &&
