@@ -744,6 +744,9 @@ result<std::unique_ptr<manager>> manager::create(manager_options opts, manager_s
     auto* reg = &s.metrics;
     fo.make_metrics = [reg](const runtime::informer_key& k) { return reg->make_informer_metrics(resource_label(k)); };
     fo.random = s.setup.random;
+    // Watcher failures, handler exceptions and each sharded informer's
+    // filtering mode (server or client) reach the manager's log.
+    fo.log = s.log.with_name("cache");
     s.cache = std::make_unique<runtime::informer_factory>(*s.cl, *s.clk, s.ioc->get_executor(), std::move(fo));
     s.add_entry(s.cache.get(), nullptr);
 
