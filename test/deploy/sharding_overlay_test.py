@@ -19,12 +19,11 @@ Skipped (exit 77) without python3-yaml.
 import os
 import re
 import shutil
-import subprocess
 import sys
-import tempfile
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-DEPLOY = os.path.join(ROOT, "deploy")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from manifests import DEPLOY, by_kind, kustomize, kustomize_with_component, load_all  # noqa: E402
+
 SHARDING = os.path.join(DEPLOY, "sharding")
 failures = []
 
@@ -32,16 +31,6 @@ failures = []
 def fail(msg):
     print("FAIL -", msg)
     failures.append(msg)
-
-
-def load_all(path):
-    import yaml
-    with open(path) as f:
-        return [d for d in yaml.safe_load_all(f) if d is not None]
-
-
-def by_kind(docs, kind):
-    return [d for d in docs if d.get("kind") == kind]
 
 
 def main():
@@ -139,20 +128,12 @@ def main():
     if not kubectl:
         print("note - kubectl not on PATH: `kubectl kustomize` not checked")
     else:
-        import yaml
-        with tempfile.TemporaryDirectory() as tmp:
-            with open(os.path.join(tmp, "kustomization.yaml"), "w") as f:
-                f.write("apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\n"
-                        f"resources:\n  - {os.path.relpath(DEPLOY, tmp)}\n"
-                        f"components:\n  - {os.path.relpath(SHARDING, tmp)}\n")
-            r = subprocess.run([kubectl, "kustomize", tmp], capture_output=True, text=True)
-            base = subprocess.run([kubectl, "kustomize", DEPLOY], capture_output=True, text=True)
-        if r.returncode != 0 or base.returncode != 0:
-            fail(f"kubectl kustomize: {r.stderr.strip()} {base.stderr.strip()}")
+        both, error = kustomize_with_component(kubectl, SHARDING)
+        alone, base_error = kustomize(kubectl, DEPLOY)
+        if error or base_error:
+            fail(error or base_error)
         else:
-            both = [d for d in yaml.safe_load_all(r.stdout) if d]
-            alone = [d for d in yaml.safe_load_all(base.stdout) if d]
-            deps = [d for d in both if d["kind"] == "Deployment"]
+            deps = by_kind(both, "Deployment")
             if len(deps) != 1:
                 fail("deploy/ with the component: not one Deployment")
             else:

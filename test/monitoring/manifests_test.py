@@ -20,12 +20,13 @@ Skipped (exit 77) without python3-yaml.
 import json
 import os
 import shutil
-import subprocess
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "deploy"))
 import monitoring as mon  # noqa: E402
+from manifests import by_kind, load_all  # noqa: E402
+import manifests  # noqa: E402
 
 CLUSTER_SCOPED = {"ClusterRole", "ClusterRoleBinding", "Namespace", "CustomResourceDefinition"}
 failures = []
@@ -36,23 +37,13 @@ def fail(msg):
     failures.append(msg)
 
 
-def load_all(path):
-    import yaml
-    with open(path) as f:
-        return [d for d in yaml.safe_load_all(f) if d is not None]
-
-
-def by_kind(docs, kind, name=None):
-    return [d for d in docs if d.get("kind") == kind and (name is None or d["metadata"]["name"] == name)]
-
-
-def kustomize(kubectl, directory):
-    import yaml
-    r = subprocess.run([kubectl, "kustomize", directory], capture_output=True, text=True)
-    if r.returncode != 0:
-        fail(f"kubectl kustomize {directory}: {r.stderr.strip()}")
+def kustomize(docs_error):
+    """The documents of a manifests.kustomize* call; [] and a failure on its error."""
+    docs, error = docs_error
+    if error:
+        fail(error)
         return []
-    return [d for d in yaml.safe_load_all(r.stdout) if d is not None]
+    return docs
 
 
 def main():
@@ -145,7 +136,7 @@ def main():
     if not kubectl:
         print("note - kubectl not on PATH: `kubectl kustomize` not checked")
     else:
-        alone = kustomize(kubectl, d)
+        alone = kustomize(manifests.kustomize(kubectl, d))
         kinds = sorted(o["kind"] for o in alone)
         want = sorted([o["kind"] for o in objects] + ["ConfigMap"] * len(kz.get("configMapGenerator", [])))
         if kinds != want:
@@ -156,12 +147,7 @@ def main():
         elif json.loads(cm[0]["data"]["kcoro-manager-dashboard.json"]) != mon.dashboard():
             fail("the dashboard ConfigMap does not hold the dashboard")
         # deploy/ with the component, as an overlay would include it.
-        with tempfile.TemporaryDirectory() as tmp:
-            with open(os.path.join(tmp, "kustomization.yaml"), "w") as f:
-                f.write("apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\n"
-                        f"resources:\n  - {os.path.relpath(deploy, tmp)}\n"
-                        f"components:\n  - {os.path.relpath(d, tmp)}\n")
-            both = kustomize(kubectl, tmp)
+        both = kustomize(manifests.kustomize_with_component(kubectl, d))
         deps = by_kind(both, "Deployment", deployment["metadata"]["name"])
         if len(deps) != 1:
             fail("deploy/ with the component: no operator Deployment")
@@ -169,7 +155,7 @@ def main():
             args = deps[0]["spec"]["template"]["spec"]["containers"][0]["args"]
             if args.count("--metrics-secure") != 1 or args[:-1] != deployment["spec"]["template"]["spec"]["containers"][0]["args"]:
                 fail(f"deploy/ with the component: args {args}")
-        base = kustomize(kubectl, deploy)
+        base = kustomize(manifests.kustomize(kubectl, deploy))
         if len(both) != len(base) + len(alone):
             fail(f"deploy/ with the component has {len(both)} objects, not {len(base)} + {len(alone)}")
         if not failures:
