@@ -102,6 +102,22 @@ std::set<std::string> expected(const std::vector<object_ptr>& objs, const rt::ha
     return out;
 }
 
+// 40 ConfigMaps and which of them hash into each half. With 40 random uids
+// both halves hold some (fails with probability 2^-39).
+struct halves {
+    std::vector<object_ptr> objs;
+    std::set<std::string> low, high;
+};
+halves create_halves(harness& h) {
+    halves out;
+    for (int i = 0; i < 40; ++i) out.objs.push_back(h.create("cm-" + std::to_string(i)));
+    out.low = expected(out.objs, lower, rt::shard_by::uid);
+    out.high = expected(out.objs, upper, rt::shard_by::uid);
+    REQUIRE_FALSE(out.low.empty());
+    REQUIRE_FALSE(out.high.empty());
+    return out;
+}
+
 struct recorder {
     std::vector<std::string> log;
     rt::event_handlers handlers() {
@@ -125,13 +141,9 @@ struct recorder {
 
 TEST_CASE("sharded informer by uid: only the share is cached; grown share relists, shrunk share evicts") {
     harness h;
-    std::vector<object_ptr> objs;
-    for (int i = 0; i < 40; ++i) objs.push_back(h.create("cm-" + std::to_string(i)));
-    const auto low = expected(objs, lower, rt::shard_by::uid);
-    const auto high = expected(objs, upper, rt::shard_by::uid);
-    // 40 random uids: both halves hold some (fails with probability 2^-39).
-    REQUIRE_FALSE(low.empty());
-    REQUIRE_FALSE(high.empty());
+    const halves split = create_halves(h);
+    const auto& objs = split.objs;
+    const auto& low = split.low;
 
     rt::informer inf(*h.c, h.clk, h.ioc.get_executor(), options(rt::shard_by::uid));
     recorder rec;
@@ -244,16 +256,11 @@ TEST_CASE("sharded informer by controller owner: children follow their owner's u
 
 TEST_CASE("sharded informer by uid on a server with ShardedListAndWatch: the server filters, the selector follows the share") {
     harness h(true);
-    std::vector<object_ptr> objs;
-    for (int i = 0; i < 40; ++i) objs.push_back(h.create("cm-" + std::to_string(i)));
-    const auto low = expected(objs, lower, rt::shard_by::uid);
-    const auto high = expected(objs, upper, rt::shard_by::uid);
-    REQUIRE_FALSE(low.empty());
-    REQUIRE_FALSE(high.empty());
+    const halves split = create_halves(h);
+    const auto& objs = split.objs;
+    const auto& low = split.low;
 
     rt::informer inf(*h.c, h.clk, h.ioc.get_executor(), options(rt::shard_by::uid));
-    recorder rec;
-    inf.add_handlers(rec.handlers());
     running r(h, inf);
     inf.set_shard(lower);
     const std::chrono::nanoseconds bound = 1min;
@@ -264,7 +271,8 @@ TEST_CASE("sharded informer by uid on a server with ShardedListAndWatch: the ser
     CHECK(*inf.server_filtering());
     CHECK(inf.source().target().shard_selector == *rt::shard_selector(lower, rt::shard_field::uid));
 
-    // Watch events of the other half never reach the client.
+    // Creates in both halves while watching (the watch carries the selector):
+    // the cache follows the lower half.
     REQUIRE(h.until([&] { return inf.source().fsm().state() == rt::watcher_state::watching; }));
     std::vector<object_ptr> more;
     for (int i = 40; i < 60; ++i) more.push_back(h.create("cm-" + std::to_string(i)));
