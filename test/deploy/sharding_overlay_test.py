@@ -7,7 +7,7 @@ cluster (meson test deploy_sharding_overlay, unit suite):
   more replicas and appends --sharding-ring=<ring> (a DNS-1123 label of at
   most 46 characters, as the manager validates) once;
 - the shard Leases are allowed: a Role in the leader-election namespace
-  (--leader-election-namespace) granting get, list, create and update on
+  (--leader-election-namespace) granting get, list, create, update and delete on
   coordination.k8s.io leases, bound to the operator's ServiceAccount;
 - a PodDisruptionBudget selecting the Deployment's pods, letting at most one
   go at a time; the pods' grace period leaves room for the clean leave;
@@ -89,7 +89,7 @@ def main():
         for rule in r.get("rules", []):
             if "coordination.k8s.io" in rule.get("apiGroups", []) and "leases" in rule.get("resources", []):
                 granted |= set(rule.get("verbs", []))
-    missing = {"get", "list", "create", "update"} - granted
+    missing = {"get", "list", "create", "update", "delete"} - granted
     if missing:
         fail(f"the shard Leases need {sorted(missing)} on coordination.k8s.io leases in {lease_ns}")
     role_names = {r["metadata"]["name"] for r in roles}

@@ -288,6 +288,43 @@ TEST_CASE("a killed member's share moves only after its lease expired, and its L
     MESSAGE(h.checks << " safety checks");
 }
 
+// Advances the clock a second at a time (the admin's list is a request: not
+// inside a predicate) until the ring holds `n` Leases, 25 s at most.
+bool wait_for_leases(harness& h, std::size_t n) {
+    for (int i = 0; i < 25; ++i) {
+        if (h.ring_leases().size() == n) return true;
+        h.advance_until([] { return false; }, 1s);
+    }
+    return h.ring_leases().size() == n;
+}
+
+TEST_CASE("the Leases of members that left or were reaped are deleted a lease duration later; the ring goes on") {
+    harness h;
+    auto& a = h.add("a");
+    auto& b = h.add("b");
+    auto& c = h.add("c");
+    REQUIRE(h.converge({"a", "b", "c"}, 60s));
+    c.m->stop();  // leaves: its Lease stays with holder ""
+    REQUIRE(h.converge({"a", "b"}, 30s));
+    REQUIRE(h.run_until([&] { return !c.running; }));
+    CHECK(h.ring_leases().size() == 3);
+    // Within a lease duration of holder "" unchanged plus a few lists.
+    CHECK(wait_for_leases(h, 2));
+    for (const auto& l : h.ring_leases()) CHECK_FALSE(kcoro::runtime::shard_lease_of(l).holder.empty());
+
+    b.cancel.emit(asio::cancellation_type::terminal);  // killed: reaped, then deleted
+    REQUIRE(h.converge({"a"}, 60s));
+    CHECK(wait_for_leases(h, 1));
+    CHECK(kcoro::runtime::shard_lease_of(h.lease_of(a)).holder == "a");
+    // The survivor still renews and holds everything.
+    bool ok = true;
+    h.advance_until([&] {
+        ok = ok && h.safe() && h.converged({"a"});
+        return !ok;
+    }, 20s);
+    CHECK(ok);
+}
+
 TEST_CASE("a member stopped before it joined leaves nothing behind") {
     harness h;
     auto& a = h.add("a");

@@ -27,6 +27,10 @@
 //    a hung read must not hold back the next renewal.
 //  - Reaps: an update of the other's Lease (as last listed) to holder ""
 //    with the resourceVersion the fsm names; 404 counts as reaped.
+//  - Clean-up: a Lease left with holder "" (its member left or was reaped)
+//    and unchanged for leaseDurationSeconds is deleted, with its
+//    resourceVersion as the precondition, by a running member (any: the
+//    first delete wins), so the ring's Leases do not grow with every restart.
 //  - `on_drop(ranges)`: stop these ranges now; call `drained(ranges)` once no
 //    reconcile of them runs. Without `on_drop` nothing reconciles through
 //    this member, so a drop is drained at once.

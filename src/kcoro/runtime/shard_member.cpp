@@ -52,6 +52,13 @@ struct shard_member::impl {
 
     std::optional<boost::json::object> own;     // our Lease as last written or read
     std::map<std::string, object_ptr> listed;  // holder -> its Lease as last listed
+    // Leases of members gone (released or reaped: holder ""), by name: the
+    // resourceVersion listed and since when we saw that version.
+    struct vacant_lease {
+        std::string resource_version;
+        steady_time since{};
+    };
+    std::map<std::string, vacant_lease> vacant;
 
     bool stop_asked = false;
     bool finished = false;
@@ -247,12 +254,55 @@ struct shard_member::impl {
         }
         sm::leases_observed obs{clk.now(), {}, fresh};
         listed.clear();
+        std::map<std::string, vacant_lease> still_vacant;
         for (const auto& item : r->items) {
             auto l = shard_lease_of(*item);
-            if (!l.holder.empty()) listed[l.holder] = item;
+            if (!l.holder.empty()) {
+                listed[l.holder] = item;
+            } else if (auto name = std::string(name_of(*item)); name != lease) {
+                auto it = vacant.find(name);
+                still_vacant[name] = it != vacant.end() && it->second.resource_version == l.resource_version
+                                         ? it->second
+                                         : vacant_lease{l.resource_version, obs.now};
+            }
             obs.leases.push_back(std::move(l));
         }
+        vacant = std::move(still_vacant);
         co_return obs;
+    }
+
+    // The Lease of a member that left (released) or was reaped stays behind,
+    // one per process that ever joined (identities are unique per process):
+    // without this every restart and rollout would add a Lease, and every
+    // member's list of the ring would grow with them. Once a Lease has shown
+    // holder "" unchanged for a lease duration, a member deletes it, with
+    // its resourceVersion as the precondition. Deleted is gone, as released
+    // is (shard_membership_fsm); its holder, if it still ran, meets a 404 on
+    // its next renewal and stops (lease_lost). One at a time; the outcome
+    // does not matter (another member may have deleted it first).
+    std::optional<std::pair<std::string, std::string>> take_due_vacant(steady_time now) {
+        for (auto it = vacant.begin(); it != vacant.end(); ++it) {
+            if (now - it->second.since >= opts.config.lease_duration) {
+                auto out = std::make_pair(it->first, it->second.resource_version);
+                vacant.erase(it);
+                return out;
+            }
+        }
+        return std::nullopt;
+    }
+
+    asio::awaitable<void> perform_delete(std::string name, std::string resource_version) {
+        const auto deadline = clk.now() + opts.config.retry_period;  // as a reap: never holds back a renewal
+        delete_options o{delete_preconditions{{}, std::move(resource_version)}};
+        o.timeout = remaining(deadline, clk.now());
+        const auto gvr = resources::leases();
+        auto op = c.remove(gvr, object_key{opts.lease_namespace, name}, o);
+        auto r = co_await bounded(std::move(op), deadline);
+        if (r) {
+            opts.log.info("deleted the shard lease of a member that left", {{"ring", opts.config.ring}, {"lease", name}});
+        } else if (!is_not_found(r.error()) && !is_conflict(r.error())) {
+            opts.log.debug("shard lease delete failed", {{"lease", name}, {"error", r.error().message()}});
+        }
     }
 
     // Sleeps until `deadline`, or until an input arrives from outside.
@@ -335,6 +385,12 @@ asio::awaitable<void> shard_member::run() {
             auto rp = std::move(s.reaps.front());
             s.reaps.pop_front();
             s.feed(co_await s.perform_reap(std::move(rp)));
+            continue;
+        }
+        if (auto due = s.fsm.current() == shard_membership_fsm::state::running && now < s.fsm.valid_until()
+                           ? s.take_due_vacant(now)
+                           : std::nullopt) {
+            co_await s.perform_delete(std::move(due->first), std::move(due->second));
             continue;
         }
         if (now >= s.list_at) {
