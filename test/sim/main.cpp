@@ -8,6 +8,8 @@
 //   --expect-violation                    succeed only if some seed breaks an invariant
 //                                         (stops at the first; the defect proofs)
 //   --chaos SECONDS --replicas N          shape of each run
+//   --sharded                             the replicas form a sharding ring (--sharding-ring;
+//                                         3 replicas unless --replicas says 3-5)
 //   --no-late-writes                      no writes that commit after their client gave up
 //
 // Exit code: 0 when every seed held every invariant, 1 otherwise (each
@@ -36,6 +38,8 @@ struct defect_name {
 };
 // The defect of every world: the managers run without the leader write guard.
 constexpr const char* no_write_guard = "no-write-guard";
+// The defect of the sharded worlds: ranges taken up before their release.
+constexpr const char* handover_without_release = "handover-without-release";
 
 constexpr defect_name defect_names[] = {
     {world_kind::gateway_operator, "registration-before-finalizer", gateway::defect_registration_before_finalizer},
@@ -51,14 +55,15 @@ const char* world_name(world_kind w) { return w == world_kind::configmap_mirror 
 int usage(const char* argv0) {
     std::fprintf(stderr,
                  "usage: %s [--world operator|mirror] [--seed N | --seeds N [--first S]] [--trace] [--repeat K]\n"
-                 "          [--defect NAME] [--chaos SECONDS] [--replicas N] [--source-dir DIR] [--no-late-writes]\n",
+                 "          [--defect NAME] [--chaos SECONDS] [--replicas N] [--sharded] [--source-dir DIR]\n"
+                 "          [--no-late-writes]\n",
                  argv0);
     for (auto w : {world_kind::gateway_operator, world_kind::configmap_mirror}) {
         std::fprintf(stderr, "defects of --world %s:", world_name(w));
         for (const auto& d : defect_names) {
             if (d.world == w) std::fprintf(stderr, " %s", d.name);
         }
-        std::fprintf(stderr, " %s\n", no_write_guard);
+        std::fprintf(stderr, " %s, with --sharded: %s\n", no_write_guard, handover_without_release);
     }
     return 2;
 }
@@ -74,6 +79,7 @@ int main(int argc, char** argv) {
     bool expect_violation = false;
     std::string defect_arg;
     std::string shape_args;  // for the replay command
+    bool replicas_given = false;
     for (int i = 1; i < argc; ++i) {
         std::string_view a = argv[i];
         auto value = [&]() -> const char* {
@@ -108,7 +114,11 @@ int main(int argc, char** argv) {
             shape_args += " --chaos " + std::to_string(base.chaos.count());
         } else if (a == "--replicas") {
             base.replicas = std::atoi(value());
+            replicas_given = true;
             shape_args += " --replicas " + std::to_string(base.replicas);
+        } else if (a == "--sharded") {
+            base.sharded = true;
+            shape_args += " --sharded";
         } else if (a == "--source-dir") {
             base.source_dir = value();
         } else if (a == "--defect") {
@@ -121,6 +131,10 @@ int main(int argc, char** argv) {
         // After the loop: --world may come after --defect.
         bool found = defect_arg == no_write_guard;
         base.no_write_guard = found;
+        if (defect_arg == handover_without_release) {
+            if (!base.sharded) return usage(argv[0]);
+            base.handover_without_release = found = true;
+        }
         for (const auto& d : defect_names) {
             if (d.world == base.world && defect_arg == d.name) {
                 base.defects |= d.bit;
@@ -128,6 +142,10 @@ int main(int argc, char** argv) {
             }
         }
         if (!found) return usage(argv[0]);
+    }
+    if (base.sharded) {
+        if (!replicas_given) base.replicas = 3;
+        if (base.replicas < 3 || base.replicas > 5) return usage(argv[0]);
     }
     const auto start = std::chrono::steady_clock::now();  // the report's rate only; never inside a run
     std::uint64_t failed = 0;

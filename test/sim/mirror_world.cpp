@@ -41,6 +41,10 @@ replica_config mirror_replicas(const sim_options& o) {
     rc.lease_name = "configmap-mirror.example.io";
     rc.max_concurrent_reconciles = 32;  // as main.cpp
     rc.lagging_watches = true;
+    if (o.sharded) {
+        rc.sharding_ring = "mirror";
+        rc.leader_elect = false;
+    }
     return rc;
 }
 
@@ -76,6 +80,7 @@ private:
     bool converged(std::string* why) override;
     asio::awaitable<void> user_step() override;
     void nudge() override;
+    std::string primary_uid_of_write(const target_info& t, const io::http_request& req) override;
 
     void check_child_body(peer& p, const target_info& t, std::string_view parent, const io::http_request& req);
     bool was_parent_uid(const std::string& parent, std::string_view uid);
@@ -111,6 +116,25 @@ bool mirror_world::was_parent_uid(const std::string& parent, std::string_view ui
     if (auto live = srv_.store().get(resources::configmaps(), ns, parent); live && uid_of(*live) == uid) return true;
     auto it = parent_uids_.find(parent);
     return it != parent_uids_.end() && it->second.count(std::string(uid));
+}
+
+// The parent a child's write is about (the sharding key): the controller
+// owner of the body, else of the child as stored, else the live parent.
+std::string mirror_world::primary_uid_of_write(const target_info& t, const io::http_request& req) {
+    if (t.resource != "configmaps") return {};
+    boost::system::error_code ec;
+    auto body = json::parse(req.body, ec);
+    if (!ec && body.is_object()) {
+        if (auto c = controller_of(body.as_object())) return c->uid;
+    }
+    const std::string name = written_name(t, req);
+    if (auto live = srv_.store().get(resources::configmaps(), ns, name)) {
+        if (auto c = controller_of(*live)) return c->uid;
+    }
+    const std::string parent = parent_of_child_name(name);
+    if (parent.empty()) return {};
+    auto live = srv_.store().get(resources::configmaps(), ns, parent);
+    return live ? std::string(uid_of(*live)) : std::string();
 }
 
 // --- request-level invariants -----------------------------------------------

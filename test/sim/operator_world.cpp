@@ -41,18 +41,34 @@ json::object read_yaml_file(const std::string& path) {
     return doc->as_object();
 }
 
-replica_config operator_replicas() {
+replica_config operator_replicas(const sim_options& o) {
     replica_config rc;
     rc.name = "gateway-operator";
     rc.lease_namespace = std::string(registry_ns);
     rc.lease_name = "gateway-operator.gateway.kcoro.dev";
     rc.max_concurrent_reconciles = 32;  // as main.cpp
+    if (o.sharded) {
+        // deploy/sharding's ring; no singleton controller, so no leader election.
+        rc.sharding_ring = "gateway";
+        rc.leader_elect = false;
+    }
     return rc;
+}
+
+/// The controller owner reference's uid of a child's body, or of the child as stored.
+std::string controller_uid(const json::object* body, const std::optional<json::object>& live) {
+    if (body) {
+        if (auto c = controller_of(*body)) return c->uid;
+    }
+    if (live) {
+        if (auto c = controller_of(*live)) return c->uid;
+    }
+    return {};
 }
 
 class operator_world final : public world {
 public:
-    explicit operator_world(const sim_options& o) : world(o, operator_replicas()) {}
+    explicit operator_world(const sim_options& o) : world(o, operator_replicas(o)) {}
     ~operator_world() override { shut_down(); }
 
 private:
@@ -67,6 +83,7 @@ private:
     asio::awaitable<void> user_step() override;
     void before_converge() override;
     bool after_converge() override;
+    std::string primary_uid_of_write(const target_info& t, const io::http_request& req) override;
 
     asio::awaitable<void> plant_foreign_registration(std::string uid);
     bool foreign_registration_at(const std::string& name);
@@ -190,6 +207,37 @@ void operator_world::check_write(peer& p, const target_info& t, const io::http_r
             }
         }
     }
+}
+
+// The instance a write is about (the sharding key): the instance's own
+// uid, its registration's (named after it), a child's controller owner.
+std::string operator_world::primary_uid_of_write(const target_info& t, const io::http_request& req) {
+    boost::system::error_code ec;
+    auto parsed = json::parse(req.body, ec);
+    const json::object* body = !ec && parsed.is_object() ? &parsed.as_object() : nullptr;
+    if (t.resource == "gatewayinstances") {
+        if (body) {
+            if (auto uid = uid_of(*body); !uid.empty()) return std::string(uid);
+        }
+        auto live = srv_.store().get(gateway::gateway_instances(), ns, t.name);
+        return live ? std::string(uid_of(*live)) : std::string();
+    }
+    if (t.resource == "configmaps" && t.ns == registry_ns) {
+        const std::string name = written_name(t, req);
+        constexpr std::string_view prefix = "gatewayinstance-";
+        return name.starts_with(prefix) ? name.substr(prefix.size()) : std::string();
+    }
+    if ((t.resource == "deployments" || t.resource == "services") && t.ns == ns) {
+        const std::string name = written_name(t, req);
+        auto live = srv_.store().get(t.resource == "deployments" ? resources::deployments() : resources::services(), ns,
+                                     name);
+        if (auto uid = controller_uid(body, live ? std::optional<json::object>(*live) : std::nullopt); !uid.empty()) {
+            return uid;
+        }
+        auto gi = srv_.store().get(gateway::gateway_instances(), ns, name);
+        return gi ? std::string(uid_of(*gi)) : std::string();
+    }
+    return {};
 }
 
 // --- store-level invariants and convergence -----------------------------------

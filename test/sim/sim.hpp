@@ -45,8 +45,19 @@ struct sim_options {
     /// commits after the client gave up).
     bool late_writes = true;
     /// The defect of every world: the managers run without the leader write
-    /// guard (a leader keeps writing after its lease could be taken).
+    /// guard (a leader keeps writing after its lease could be taken; sharded,
+    /// a replica keeps writing after its shard Lease expired).
     bool no_write_guard = false;
+    /// Sharded (--sharding-ring, docs/sharding.md): `replicas` (3 to 5)
+    /// members of one ring and no leader election; faults add clean
+    /// removals and additions (the ring stays between 3 and 5 members), and
+    /// the invariant is shard safety: no hash held by two replicas at once,
+    /// every write of a replica inside its share and its shard Lease.
+    bool sharded = false;
+    /// The defect of the sharded worlds: a replica takes up a range without
+    /// waiting for its previous holder's release (each replica reads the
+    /// others' shard Leases as claiming nothing and acking everything).
+    bool handover_without_release = false;
 };
 
 struct sim_result {

@@ -8,6 +8,8 @@
 #include <kcoro/core/resource.hpp>
 #include <kcoro/core/status.hpp>
 #include <kcoro/runtime/leader_election_fsm.hpp>
+#include <kcoro/runtime/shard_member.hpp>
+#include <kcoro/runtime/shard_membership_fsm.hpp>
 
 #include <boost/asio/bind_cancellation_slot.hpp>
 #include <boost/asio/detached.hpp>
@@ -164,6 +166,7 @@ void world::start_replica() {
     mo.leader_elect = rc_.leader_elect;
     mo.leader_election_namespace = rc_.lease_namespace;
     mo.leader_election_id = rc_.lease_name;
+    mo.sharding_ring = rc_.sharding_ring;
     mo.log_level = "info";
     // What --max-concurrent-reconciles gives (manager_setup's default only
     // applies to from_flags).
@@ -192,8 +195,11 @@ void world::start_replica() {
                        rp->exit = e ? -1 : code;
                        tr_.line(clk_.now(), "replica", rp->identity + " exited " + std::to_string(*rp->exit));
                        // Exited by itself (leadership lost): restarted, as
-                       // its Deployment's kubelet would.
-                       if (!rp->crashed && !stopping_) asio::co_spawn(io_, restart_later(rp), asio::detached);
+                       // its Deployment's kubelet would. A clean removal
+                       // (the Deployment scaled down) is not.
+                       if (!rp->crashed && !rp->removed && !stopping_) {
+                           asio::co_spawn(io_, restart_later(rp), asio::detached);
+                       }
                    }));
     replicas_.push_back(std::move(r));
 }
@@ -201,6 +207,7 @@ void world::start_replica() {
 // A kill -9 of one replica at a random moment, and a fresh one on the same store.
 asio::awaitable<void> world::crash_and_restart(replica* r) {
     ++actors_;
+    ++pending_starts_;
     tr_.line(clk_.now(), "fault", "crash " + r->identity);
     r->crashed = true;
     r->crash.emit(asio::cancellation_type::terminal);
@@ -214,11 +221,13 @@ asio::awaitable<void> world::crash_and_restart(replica* r) {
     auto restart_after = rng_.millis(1s, 20s);
     co_await clk_.sleep_for(restart_after);
     if (!stopping_) start_replica();
+    --pending_starts_;
     --actors_;
 }
 
 asio::awaitable<void> world::restart_later(replica* r) {
     ++actors_;
+    ++pending_starts_;
     r->crashed = true;  // handled
     auto backoff = rng_.millis(5s, 15s);
     co_await clk_.sleep_for(backoff);
@@ -227,6 +236,7 @@ asio::awaitable<void> world::restart_later(replica* r) {
     r->p->c.reset();
     r->p->t = nullptr;
     if (!stopping_) start_replica();
+    --pending_starts_;
     --actors_;
 }
 
@@ -326,6 +336,9 @@ asio::awaitable<io::http_reply> world::intercept(peer* p, io::http_request req) 
         ++ops_in_flight_;
     }
     tr_.line(clk_.now(), "req", "#" + std::to_string(id) + " " + p->name + " " + req.method + " " + req.target);
+    // Sharded: checked as it is sent (what the replica holds then; its
+    // reconcile is in flight until the answer, so a draining range stays held).
+    if (p->op && t.write && !shut_down_ && !rc_.sharding_ring.empty()) check_shard_safety(*p, t, req);
     if (clk_.now() < p->partitioned_until) {
         // Partitioned away: nothing reaches the server.
         tr_.line(clk_.now(), "fault", "#" + std::to_string(id) + " partitioned");
@@ -353,7 +366,8 @@ asio::awaitable<io::http_reply> world::intercept(peer* p, io::http_request req) 
         p->c->set_write_guard(p, {});
     }
     if (p->op && t.write && !shut_down_) {
-        check_leader_safety(*p, t);
+        if (rc_.sharding_ring.empty()) check_leader_safety(*p, t);
+        else check_shard_lease(*p, t);
         check_write(*p, t, req);
     }
 
@@ -449,6 +463,9 @@ asio::awaitable<io::http_reply> world::intercept(peer* p, io::http_request req) 
     if (auto* r = std::get_if<io::http_response>(&reply)) {
         tr_.mix(r->body);
         tr_.line(clk_.now(), "resp", tag + std::to_string(r->status) + " bytes=" + std::to_string(r->body.size()));
+        if (o_.handover_without_release && p->op && t.resource == "leases" && t.verb == "list" && r->status == 200) {
+            r->body = forge_releases(r->body, p->name);
+        }
         // What the client received: not an answer it gave up waiting for
         // (read timeout) or one that never arrives (lost acknowledgement).
         if (p->op && !shut_down_ && f != fault::read_timeout && f != fault::lost_ack) note_response(*p, t, *r);
@@ -488,6 +505,7 @@ void world::check_state() {
         }
     }
     if (leaders > 1) violation("leader safety: two replicas lead at once:" + who);
+    if (!rc_.sharding_ring.empty()) check_shard_state();
 
     if (srv_.store().current_revision() == checked_rev_) return;
     checked_rev_ = srv_.store().current_revision();
@@ -550,6 +568,23 @@ asio::awaitable<void> world::fault_loop() {
                 p->clock->stall_until(clk_.now() + d);
                 tr_.line(clk_.now(), "fault", "stall " + p->name + " for " + std::to_string(d.count()) + "ms");
             }
+        } else if (!rc_.sharding_ring.empty() && x >= 0.89) {
+            // The Deployment scaled: a replica leaves the ring cleanly
+            // (SIGTERM: drop, drain, release) or one joins; 3 to 5 members.
+            const auto n = members();
+            std::vector<replica*> alive;
+            for (auto& r : replicas_) {
+                if (!r->exit && !r->crashed && !r->removed) alive.push_back(r.get());
+            }
+            if (n < 5 && (n <= 3 || alive.empty() || rng_.chance(0.5))) {
+                tr_.line(clk_.now(), "fault", "add a replica");
+                start_replica();
+            } else if (!alive.empty()) {
+                auto* r = alive[rng_.below(alive.size())];
+                r->removed = true;
+                tr_.line(clk_.now(), "fault", "remove " + r->identity + " (clean stop)");
+                r->mgr->request_stop();
+            }
         } else {
             std::vector<replica*> alive;
             for (auto& r : replicas_) {
@@ -569,7 +604,153 @@ asio::awaitable<void> world::fault_loop() {
 bool world::converged_now() {
     // The store as it should be, and no reconcile waiting on an answer that
     // could still change it (a write held by a latency spike, say).
-    return ops_in_flight_ == 0 && converged(nullptr);
+    return ops_in_flight_ == 0 && (rc_.sharding_ring.empty() || ring_covered(nullptr)) && converged(nullptr);
+}
+
+// --- sharded ------------------------------------------------------------------
+
+namespace {
+
+std::string range_text(const runtime::hash_range& r) { return "[" + runtime::hash_hex(r.first) + ", " + runtime::end_hex(r) + ")"; }
+
+} // namespace
+
+std::size_t world::members() const {
+    std::size_t n = static_cast<std::size_t>(pending_starts_);
+    for (const auto& r : replicas_) n += !r->exit && !r->crashed && !r->removed ? 1 : 0;
+    return n;
+}
+
+runtime::hash_ranges world::held(replica& r) const {
+    // A killed process holds nothing (its coroutines are being cancelled).
+    if (!r.mgr || r.exit || r.crashed) return {};
+    auto* m = r.mgr->shard();
+    if (!m || m->finished()) return {};
+    const auto& st = m->state();
+    if (clk_.now() >= st.valid_until()) return {};
+    return runtime::unite(st.active(), st.draining());
+}
+
+world::replica* world::replica_of(const peer& p) {
+    for (auto& r : replicas_) {
+        if (r->p == &p) return r.get();
+    }
+    return nullptr;
+}
+
+void world::check_shard_safety(peer& p, const target_info& t, const io::http_request& req) {
+    if (t.resource == "leases" || t.resource == "events") return;
+    const std::string uid = primary_uid_of_write(t, req);
+    if (uid.empty()) return;
+    const auto h = runtime::fnv1a64(uid);
+    const std::string what = p.name + " sent " + t.verb + " " + t.resource + " " + t.name + " for uid " + uid + " (hash " +
+                             runtime::hash_hex(h) + ")";
+    auto* self = replica_of(p);
+    if (!self || !runtime::contains(held(*self), h)) violation("shard safety: " + what + " outside what it holds");
+    for (auto& q : replicas_) {
+        if (q.get() != self && runtime::contains(held(*q), h)) {
+            violation("shard safety: " + what + " while " + q->identity + " holds it");
+        }
+    }
+}
+
+void world::check_shard_lease(peer& p, const target_info& t) {
+    // As leader safety: every write but the Leases' and Events' reaches the
+    // server while the writer's own shard Lease names it and has not expired.
+    if (t.resource == "leases" || t.resource == "events") return;
+    auto lease = srv_.store().get(resources::leases(), rc_.lease_namespace,
+                                  runtime::shard_lease_name(rc_.sharding_ring, p.name));
+    bool ok = false;
+    if (lease) {
+        auto l = runtime::shard_lease_of(*lease);
+        auto renewed = parse_rfc3339(l.renew_time);
+        ok = l.holder == p.name && renewed && clk_.wall_now() <= *renewed + std::chrono::seconds(l.lease_duration_seconds);
+    }
+    if (!ok) {
+        violation("shard safety: " + p.name + " sent " + t.verb + " " + t.resource + " " + t.name +
+                  " without a valid shard Lease");
+    }
+}
+
+void world::check_shard_state() {
+    // No hash held (active or draining) by two replicas whose validity lasts.
+    std::vector<std::pair<const replica*, runtime::hash_ranges>> holders;
+    for (auto& r : replicas_) {
+        auto h = held(*r);
+        if (!h.empty()) holders.emplace_back(r.get(), std::move(h));
+    }
+    for (std::size_t i = 0; i < holders.size(); ++i) {
+        for (std::size_t j = i + 1; j < holders.size(); ++j) {
+            auto both = runtime::intersect(holders[i].second, holders[j].second);
+            if (!both.empty()) {
+                violation("shard safety: " + holders[i].first->identity + " and " + holders[j].first->identity +
+                          " both hold " + range_text(both.front()) +
+                          (both.size() > 1 ? " and " + std::to_string(both.size() - 1) + " more ranges" : ""));
+            }
+        }
+    }
+}
+
+bool world::ring_covered(std::string* why) {
+    runtime::hash_ranges all;
+    for (auto& r : replicas_) {
+        if (!r->mgr || r->exit || r->crashed) continue;
+        auto* m = r->mgr->shard();
+        if (!m || m->finished() || clk_.now() >= m->state().valid_until()) continue;
+        all = runtime::unite(all, m->state().active());
+    }
+    const runtime::hash_ranges space{{0, ~std::uint64_t{0}}};
+    if (all == space) return true;
+    if (why) {
+        auto missing = runtime::subtract(space, all);
+        *why = "the ring leaves " + std::to_string(missing.size()) + " ranges unowned, the first " +
+               range_text(missing.front());
+    }
+    return false;
+}
+
+std::string world::forge_releases(std::string_view body, const std::string& self) const {
+    boost::system::error_code ec;
+    auto v = json::parse(body, ec);
+    if (ec || !v.is_object()) return std::string(body);
+    auto* items = v.as_object().if_contains("items");
+    if (!items || !items->is_array()) return std::string(body);
+    std::optional<std::uint64_t> own_gen;
+    for (const auto& it : items->get_array()) {
+        if (!it.is_object()) continue;
+        auto l = runtime::shard_lease_of(it.get_object());
+        if (l.holder == self && l.announcement) own_gen = l.announcement->generation;
+    }
+    for (auto& it : items->get_array()) {
+        if (!it.is_object()) continue;
+        auto l = runtime::shard_lease_of(it.get_object());
+        if (l.holder == self || !l.announcement) continue;
+        auto a = *l.announcement;
+        a.claimed.clear();
+        if (own_gen) a.acks[self] = *own_gen;
+        it.get_object()["metadata"].as_object()["annotations"].as_object()[runtime::shard_state_annotation] =
+            runtime::to_annotation(a);
+    }
+    return json::serialize(v);
+}
+
+asio::awaitable<void> world::kubelet_loop() {
+    // /healthz fails ("sharding") once a replica's membership ended (its
+    // Lease lost or its validity passed); three failed probes 10 s apart and
+    // the kubelet kills it and starts another.
+    while (!stopping_) {
+        if (co_await clk_.sleep_for(10s)) break;
+        if (stopping_) break;
+        for (auto& r : replicas_) {
+            if (!r->mgr || r->exit || r->crashed || r->removed) continue;
+            auto* m = r->mgr->shard();
+            r->failed_probes = m && m->finished() ? r->failed_probes + 1 : 0;
+            if (r->failed_probes >= 3) {
+                tr_.line(clk_.now(), "kubelet", r->identity + " failed its liveness probe 3 times: restarted");
+                asio::co_spawn(io_, crash_and_restart(r.get()), asio::detached);
+            }
+        }
+    }
 }
 
 std::uint64_t world::writes() const {
@@ -590,6 +771,7 @@ sim_result world::run() {
     tr_.line(clk_.now(), "sim", "seed " + std::to_string(o_.seed));
     set_up();
     for (int i = 0; i < o_.replicas; ++i) start_replica();
+    if (!rc_.sharding_ring.empty()) asio::co_spawn(io_, kubelet_loop(), asio::detached);
 
     auto settle_check = [&] {
         check_state();
@@ -616,7 +798,10 @@ sim_result world::run() {
         io_, clk_, [&] { check_state(); return converged_now(); }, clk_.now() + o_.converge_bound, &stats);
     if (!ok) {
         std::string why;
-        converged(&why);
+        if (!rc_.sharding_ring.empty() && !ring_covered(&why)) why += "; ";
+        std::string store_why;
+        converged(&store_why);
+        why += store_why;
         violation("liveness: not converged " + fmt_time(steady_time{} + o_.converge_bound) + " after the faults stopped: " +
                   why);
     } else {

@@ -26,6 +26,7 @@
 #include <kcoro/core/log.hpp>
 #include <kcoro/core/time.hpp>
 #include <kcoro/io/virtual_time.hpp>
+#include <kcoro/runtime/shard_ring.hpp>
 #include <kcoro/server/manager.hpp>
 
 #include <boost/asio/awaitable.hpp>
@@ -76,6 +77,8 @@ struct replica_config {
     /// kept): its caches lag its own writes, so a retry can race ahead of
     /// the event of what it wrote (the AlreadyExists read-back path).
     bool lagging_watches = false;
+    /// --sharding-ring (sim_options::sharded): "" off.
+    std::string sharding_ring;
 };
 
 class world {
@@ -109,6 +112,8 @@ protected:
         std::optional<int> exit;
         boost::asio::cancellation_signal crash;
         bool crashed = false;
+        bool removed = false;  // sharded: left the ring cleanly (SIGTERM), not restarted
+        int failed_probes = 0;  // sharded: /healthz failing (its shard membership ended)
     };
 
     // --- the hooks --------------------------------------------------------
@@ -139,6 +144,9 @@ protected:
     virtual bool after_converge() { return false; }
     /// At the start of the quiet period: events that must cause no write.
     virtual void nudge() {}
+    /// Sharded: the uid of the primary object (the sharding key, KEP-5866)
+    /// a replica's write is about; "" when the world cannot tell.
+    virtual std::string primary_uid_of_write(const target_info&, const io::http_request&) { return {}; }
 
     // --- for the worlds ---------------------------------------------------
     void violation(std::string what);
@@ -174,6 +182,25 @@ private:
     boost::asio::awaitable<io::http_reply> intercept(peer* p, io::http_request req);
     io::http_stream wrap_stream(peer* p, std::uint64_t id, io::http_stream s);
     void check_leader_safety(peer& p, const target_info& t);
+    // --- sharded (sim_options::sharded) ---
+    /// What a replica holds (active and draining) while its shard Lease's
+    /// validity lasts; nothing once it ended or the member stopped.
+    runtime::hash_ranges held(replica& r) const;
+    replica* replica_of(const peer& p);
+    /// When a replica sends a write: the primary it is about is in what it holds, and nobody else's.
+    void check_shard_safety(peer& p, const target_info& t, const io::http_request& req);
+    /// When the write reaches the server: the writer's shard Lease is its own and unexpired.
+    void check_shard_lease(peer& p, const target_info& t);
+    void check_shard_state();
+    /// Every hash actively held by exactly one running replica.
+    bool ring_covered(std::string* why);
+    /// The handover-without-release defect: a list of the ring's Leases as
+    /// `self` reads it, every other member claiming nothing and acking it.
+    std::string forge_releases(std::string_view body, const std::string& self) const;
+    /// The kubelet's liveness probe: a replica whose membership ended
+    /// (/healthz fails) is killed and replaced.
+    boost::asio::awaitable<void> kubelet_loop();
+    std::size_t members() const;
     void check_state();
     boost::asio::awaitable<void> user_loop();
     boost::asio::awaitable<void> fault_loop();
@@ -199,6 +226,7 @@ private:
     int late_pending_ = 0;  // requests held by a read timeout or late write fault
     int ops_in_flight_ = 0;  // replicas' requests in flight but watches, leases, Events
     std::uint64_t guard_refusals_ = 0;
+    int pending_starts_ = 0;  // replicas crashed, to be started again
     apiserver::revision_t checked_rev_ = 0;
 };
 
