@@ -621,14 +621,16 @@ std::size_t world::members() const {
     return n;
 }
 
-runtime::hash_ranges world::held(replica& r) const {
+runtime::shard_member* world::valid_member(replica& r) const {
     // A killed process holds nothing (its coroutines are being cancelled).
-    if (!r.mgr || r.exit || r.crashed) return {};
+    if (!r.mgr || r.exit || r.crashed) return nullptr;
     auto* m = r.mgr->shard();
-    if (!m || m->finished()) return {};
-    const auto& st = m->state();
-    if (clk_.now() >= st.valid_until()) return {};
-    return runtime::unite(st.active(), st.draining());
+    return m && !m->finished() && clk_.now() < m->state().valid_until() ? m : nullptr;
+}
+
+runtime::hash_ranges world::held(replica& r) const {
+    auto* m = valid_member(r);
+    return m ? runtime::unite(m->state().active(), m->state().draining()) : runtime::hash_ranges{};
 }
 
 world::replica* world::replica_of(const peer& p) {
@@ -694,10 +696,7 @@ void world::check_shard_state() {
 bool world::ring_covered(std::string* why) {
     runtime::hash_ranges all;
     for (auto& r : replicas_) {
-        if (!r->mgr || r->exit || r->crashed) continue;
-        auto* m = r->mgr->shard();
-        if (!m || m->finished() || clk_.now() >= m->state().valid_until()) continue;
-        all = runtime::unite(all, m->state().active());
+        if (auto* m = valid_member(*r)) all = runtime::unite(all, m->state().active());
     }
     const runtime::hash_ranges space{{0, ~std::uint64_t{0}}};
     if (all == space) return true;

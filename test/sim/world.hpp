@@ -26,6 +26,7 @@
 #include <kcoro/core/log.hpp>
 #include <kcoro/core/time.hpp>
 #include <kcoro/io/virtual_time.hpp>
+#include <kcoro/runtime/shard_member.hpp>
 #include <kcoro/runtime/shard_ring.hpp>
 #include <kcoro/server/manager.hpp>
 
@@ -186,6 +187,8 @@ private:
     /// What a replica holds (active and draining) while its shard Lease's
     /// validity lasts; nothing once it ended or the member stopped.
     runtime::hash_ranges held(replica& r) const;
+    /// Its shard member while running and within its validity; else null.
+    runtime::shard_member* valid_member(replica& r) const;
     replica* replica_of(const peer& p);
     /// When a replica sends a write: the primary it is about is in what it holds, and nobody else's.
     void check_shard_safety(peer& p, const target_info& t, const io::http_request& req);
