@@ -47,7 +47,8 @@ kcoro::runtime::informer_key stamped_configmaps() {
 
 void add_controller(kcoro::server::manager& mgr) {
     auto& client = mgr.client();
-    auto& informer = mgr.cache().get_or_create(stamped_configmaps());
+    // The controller's own informer (sharded with --sharding-ring), not a second one.
+    auto& informer = mgr.cache().get_or_create(mgr.controller_key(stamped_configmaps(), kcoro::runtime::shard_by::uid));
     auto log = mgr.log().with_name("configmap-stamper");
 
     auto reconcile = [&client, &informer, log](kcoro::object_key key)

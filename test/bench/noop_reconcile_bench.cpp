@@ -116,7 +116,7 @@ int main(int argc, char** argv) {
     auto created = kcoro::server::manager::create(std::move(mo), std::move(ms));
     if (!created) die("manager: " + created.error().message());
     auto mgr = std::move(*created);
-    mirror::reconciler rec(mgr->client(), mirror::cache_reader(mgr->cache()));
+    mirror::reconciler rec(mgr->client());
     auto& ctl = mirror::add_to(*mgr, rec);
 
     for (int i = 0; i < parents; ++i) {

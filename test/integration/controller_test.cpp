@@ -16,9 +16,10 @@ TEST_CASE("without the builder: informer handlers enqueue straight into a contro
     kcoro::runtime::informer_factory factory(*h.op, h.clk, h.ioc.get_executor());
     auto& parents = factory.get_or_create(mirror::parents_key());
     auto& children = factory.get_or_create(mirror::children_key());
-    mirror::reconciler rec(*h.op, [&](const kcoro::object_key& k) { return parents.cache().get(k); });
+    mirror::reconciler rec(*h.op);
     kcoro::runtime::controller_options o;
     o.name = "by-hand";
+    o.read_primary = [&](const kcoro::object_key& k) { return parents.cache().get(k); };
     o.wait_for_sync = [&](std::chrono::nanoseconds t) { return factory.wait_for_sync(t); };
     kcoro::runtime::controller ctl(h.ioc.get_executor(), h.clk, o,
                                    [&](const kcoro::runtime::reconcile_context& ctx) { return rec.reconcile(ctx); });

@@ -81,7 +81,7 @@ struct harness : kcoro::test::harness {
         kcoro::runtime::informer_factory_options fo;
         fo.random = [] { return 0.5; };
         cur->factory = std::make_unique<kcoro::runtime::informer_factory>(*op, clk, ioc.get_executor(), fo);
-        cur->rec = std::make_unique<mirror::reconciler>(*op, mirror::cache_reader(*cur->factory));
+        cur->rec = std::make_unique<mirror::reconciler>(*op);
         kcoro::runtime::controller_options o;
         o.max_concurrent_reconciles = max_concurrent;
         cur->ctl = mirror::make_controller(*cur->factory, clk, ioc.get_executor(), *cur->rec, o);

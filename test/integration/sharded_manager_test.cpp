@@ -49,6 +49,7 @@ struct ledger {
     std::map<object_key, std::set<std::string>> inside;  // key -> replicas reconciling it now
     int overlaps = 0;          // a reconcile started while another replica was inside one of the key
     int foreign_writes = 0;    // a child written by a replica not holding the parent's hash
+    int primary_misses = 0;    // ctx.read_primary without the parent, or with one of another share
     std::map<std::string, int> reconciles;  // by replica
 };
 
@@ -94,6 +95,11 @@ struct harness : kcoro::test::harness {
             std::string id;
             ~leave() { l.inside[k].erase(id); }
         } guard{led, key, r.id};
+        // The controller's own cache of the primary: the sharded informer,
+        // synced, holding the key (a reconcile starts only for a cached key
+        // of this share; the parents are never deleted here).
+        const auto cached = ctx.read_primary ? ctx.read_primary(key) : nullptr;
+        if (!cached || !holds(*r.mgr, fnv1a64(kcoro::uid_of(*cached)), clk.now())) ++led.primary_misses;
         // Work that takes time: a handover must wait for it.
         if (auto ec = co_await clk.sleep_for(300ms); ec) co_return kcoro::error(kcoro::kcoro_errc::cancelled, "cancelled");
         auto parent = co_await r.mgr->client().get(cms, key);
@@ -224,6 +230,7 @@ TEST_CASE("three managers on one ring: every parent reconciled by its owner only
                            << "/" << h.led.reconciles["r2"] << "/" << h.led.reconciles["r3"]);
     CHECK(h.led.overlaps == 0);
     CHECK(h.led.foreign_writes == 0);
+    CHECK(h.led.primary_misses == 0);
     for (auto& id : all) CHECK(by[id] > 0);
     // Each replica's caches hold its share only (informers filtered by the
     // parent's uid, the children by their controller owner's): what it wrote.
@@ -293,6 +300,7 @@ TEST_CASE("three managers on one ring: every parent reconciled by its owner only
     CHECK(took >= 10s);  // not before r2's validity (renew deadline) could have ended
     CHECK(h.led.overlaps == 0);
     CHECK(h.led.foreign_writes == 0);
+    CHECK(h.led.primary_misses == 0);
     CHECK(by["r1"] == parents_n);
 }
 

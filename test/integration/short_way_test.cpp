@@ -125,7 +125,7 @@ struct harness : log_holder, kcoro::test::harness {
 
 TEST_CASE("the short way: every controller-runtime series, errors logged, one request per child write, no GET") {
     harness h;
-    mirror::reconciler rec(h.mgr->client(), mirror::cache_reader(h.mgr->cache()));
+    mirror::reconciler rec(h.mgr->client());
     auto& ctl = mirror::add_to(*h.mgr, rec);
     CHECK(ctl.options().max_concurrent_reconciles == 3);  // --max-concurrent-reconciles
     h.start();

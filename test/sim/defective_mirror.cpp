@@ -11,13 +11,12 @@ namespace kcoro::sim {
 namespace asio = boost::asio;
 using runtime::reconcile_result;
 
-defective_mirror::defective_mirror(client::client& client, mirror::parent_reader read_parent, unsigned defects)
-    : client_(client), read_parent_(std::move(read_parent)), defects_(defects) {}
+defective_mirror::defective_mirror(client::client& client, unsigned defects) : client_(client), defects_(defects) {}
 
 // The parent is read and checked as mirror::reconciler::reconcile does (the
 // same log line), so a defect changes only how the child is written.
 asio::awaitable<result<reconcile_result>> defective_mirror::reconcile(runtime::reconcile_context ctx) {
-    auto parent = read_parent_(ctx.key);
+    auto parent = ctx.read_primary(ctx.key);
     if (!parent) {
         ctx.log.debug("parent not found; nothing to do");
         co_return runtime::success();

@@ -38,7 +38,7 @@ enum mirror_defect : unsigned {
 class defective_mirror {
 public:
     /// `defects`: mirror_defect bits, at least one.
-    defective_mirror(client::client& client, mirror::parent_reader read_parent, unsigned defects);
+    defective_mirror(client::client& client, unsigned defects);
 
     /// One pass for the parent `ctx.key`, with the defects switched on.
     boost::asio::awaitable<result<runtime::reconcile_result>> reconcile(runtime::reconcile_context ctx);
@@ -48,7 +48,6 @@ private:
                                                                           object_ptr parent);
 
     client::client& client_;
-    mirror::parent_reader read_parent_;
     unsigned defects_;
 };
 

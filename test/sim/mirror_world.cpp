@@ -98,12 +98,12 @@ private:
 // the defective one (defective_mirror.hpp).
 void mirror_world::install(replica& r) {
     if (o_.defects) {
-        auto rec = std::make_shared<defective_mirror>(r.mgr->client(), mirror::cache_reader(r.mgr->cache()), o_.defects);
+        auto rec = std::make_shared<defective_mirror>(r.mgr->client(), o_.defects);
         add_to(*r.mgr, *rec);
         r.keep = std::move(rec);
         return;
     }
-    auto rec = std::make_shared<mirror::reconciler>(r.mgr->client(), mirror::cache_reader(r.mgr->cache()));
+    auto rec = std::make_shared<mirror::reconciler>(r.mgr->client());
     mirror::add_to(*r.mgr, *rec);
     r.keep = std::move(rec);
 }

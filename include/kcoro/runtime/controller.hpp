@@ -152,7 +152,8 @@ struct controller_options {
     /// Handed to every reconcile (reconcile_context::events) and used for
     /// the HotLoop Event; may be null.
     event_recorder* events = nullptr;
-    /// The primary object of a key from the cache, for the HotLoop Event (may be empty).
+    /// The primary object of a key from the cache, for the HotLoop Event and
+    /// every reconcile (reconcile_context::read_primary); may be empty.
     std::function<object_ptr(const object_key&)> read_primary{};
     /// Handed to every reconcile (reconcile_context::field_manager, read_owned);
     /// an empty field manager hands over the controller's name.

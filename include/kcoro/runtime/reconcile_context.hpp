@@ -61,6 +61,13 @@ struct reconcile_context {
     /// Cached reads of owned objects (manager-built controllers: the
     /// informers of owns()); may be empty.
     owned_reader read_owned;
+    /// The cached primary of a key: the informer of for_(), the one the
+    /// controller waited to sync before its workers started and, sharded,
+    /// the one that holds this replica's share (a null pointer: not cached).
+    /// Read the primary here, not from an informer of your own: another
+    /// informer of the same kind may not have synced yet, and is not
+    /// filtered to the share. Empty for a controller wired without one.
+    std::function<object_ptr(const object_key&)> read_primary;
     /// Sharded controllers (docs/sharding.md): whether this replica owns an
     /// object of this uid now. Empty when the controller is not sharded. A
     /// reconciler that reads its primary from the API rather than the cache

@@ -15,7 +15,7 @@ int main(int argc, char** argv) {
         return start.exit_code;
     }
     auto& mgr = *start.mgr;
-    mirror::reconciler rec(mgr.client(), mirror::cache_reader(mgr.cache()));
+    mirror::reconciler rec(mgr.client());
     mirror::add_to(mgr, rec);
     return mgr.run();
 }

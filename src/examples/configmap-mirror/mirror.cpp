@@ -30,11 +30,14 @@ json::object desired_child(const json::object& parent) {
     return child;
 }
 
-reconciler::reconciler(kcoro::client::client& client, parent_reader read_parent)
-    : client_(client), read_parent_(std::move(read_parent)) {}
+reconciler::reconciler(kcoro::client::client& client) : client_(client) {}
 
 asio::awaitable<result<reconcile_result>> reconciler::reconcile(kcoro::runtime::reconcile_context ctx) {
-    auto parent = read_parent_(ctx.key);
+    if (!ctx.read_primary) {
+        co_return kcoro::error(kcoro::kcoro_errc::terminal,
+                               "configmap-mirror: the controller has no primary cache (controller_options::read_primary)");
+    }
+    auto parent = ctx.read_primary(ctx.key);
     if (!parent) {
         // Gone: the garbage collector removes the child. No longer managed
         // (its label removed): the child stays as it was, no longer kept,
@@ -70,11 +73,6 @@ kcoro::runtime::informer_key children_key() {
     k.gvr = kcoro::resources::configmaps();
     k.label_selector = std::string(child_selector);
     return k;
-}
-
-parent_reader cache_reader(kcoro::runtime::informer_factory& factory) {
-    auto* inf = &factory.get_or_create(parents_key());
-    return [inf](const kcoro::object_key& key) { return inf->cache().get(key); };
 }
 
 kcoro::runtime::controller& add_to(kcoro::server::manager& mgr, reconciler& rec) {

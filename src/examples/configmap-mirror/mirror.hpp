@@ -63,12 +63,12 @@ std::string child_name(std::string_view parent);
 /// The child as the controller wants it: its applied configuration (pure).
 boost::json::object desired_child(const boost::json::object& parent);
 
-/// Reads the parent (the informer cache in the controller; may be the API).
-using parent_reader = std::function<kcoro::object_ptr(const kcoro::object_key&)>;
-
+/// Reads the parent from the controller's own cache (ctx.read_primary: the
+/// informer the controller synced and, sharded, filtered to this replica's
+/// share); writes through `client`.
 class reconciler {
 public:
-    reconciler(kcoro::client::client& client, parent_reader read_parent);
+    explicit reconciler(kcoro::client::client& client);
 
     /// One pass for the parent `ctx.key`; writes through ctx's hooks.
     boost::asio::awaitable<kcoro::result<kcoro::runtime::reconcile_result>> reconcile(
@@ -76,7 +76,6 @@ public:
 
 private:
     kcoro::client::client& client_;
-    parent_reader read_parent_;
 };
 
 /// The informer keys of the parents and the children.
@@ -94,8 +93,5 @@ std::unique_ptr<kcoro::runtime::controller> make_controller(kcoro::runtime::info
                                                             kcoro::io::clock& clk,
                                                             boost::asio::any_io_executor ex, reconciler& rec,
                                                             kcoro::runtime::controller_options opts);
-
-/// A reconciler reading parents from `factory`'s parent informer.
-parent_reader cache_reader(kcoro::runtime::informer_factory& factory);
 
 } // namespace mirror

@@ -135,6 +135,9 @@ std::unique_ptr<controller> builder::complete(reconcile_context_func r) {
         if (std::find(infs.begin(), infs.end(), &inf) == infs.end()) {
             infs.push_back(&inf);
         }
+        if (src.kind == source_kind::primary && !opts.read_primary) {
+            opts.read_primary = [p = &inf](const object_key& key) { return p->cache().get(key); };
+        }
     }
     if (!opts.wait_for_sync) {
         io::clock* clk = &clock_;

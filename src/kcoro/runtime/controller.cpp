@@ -330,6 +330,10 @@ asio::awaitable<void> controller::impl::process(object_key key) {
     ctx.events = opts.events;
     ctx.field_manager = opts.field_manager.empty() ? opts.name : opts.field_manager;
     ctx.read_owned = opts.read_owned;
+    if (opts.read_primary) {
+        // One pointer captured: the copy allocates nothing.
+        ctx.read_primary = [f = &opts.read_primary](const object_key& k) { return (*f)(k); };
+    }
     if (sharded()) {
         ctx.owns_uid = [owns = &opts.sharding.owns](std::string_view uid) { return (*owns)(fnv1a64(uid)); };
     }

@@ -99,7 +99,9 @@ void setup(kcoro::server::manager& mgr) {
 
     runtime::informer_key primary;
     primary.gvr = traits::gvr();
-    auto& informer = mgr.cache().get_or_create(primary);
+    // The controller's own informer of the primary (with --sharding-ring,
+    // the one that holds this replica's share), not a second one.
+    auto& informer = mgr.cache().get_or_create(mgr.controller_key(primary, runtime::shard_by::uid));
     auto rec = std::make_shared<reconciler>(mgr.client(), informer, mgr.clock());
     mgr.controller("@@kind_snake@@")
         .for_(traits::gvr())
