@@ -175,6 +175,20 @@ struct harness : kcoro::test::harness {
         return std::chrono::duration_cast<std::chrono::milliseconds>(clk.now() - t0);
     }
 
+    // a, b and c joined and converged on one ring (the start of most cases).
+    struct trio {
+        member& a;
+        member& b;
+        member& c;
+    };
+    trio converged_trio() {
+        auto& a = add("a");
+        auto& b = add("b");
+        auto& c = add("c");
+        REQUIRE(converge({"a", "b", "c"}, 60s));
+        return {a, b, c};
+    }
+
     std::vector<boost::json::object> ring_leases() {
         kcoro::list_options o;
         o.label_selector = "kcoro.io/sharding-ring=mirror";
@@ -256,10 +270,7 @@ TEST_CASE("three members converge to disjoint shares; a clean stop hands its sha
 
 TEST_CASE("a killed member's share moves only after its lease expired, and its Lease is reaped") {
     harness h;
-    auto& a = h.add("a");
-    auto& b = h.add("b");
-    auto& c = h.add("c");
-    REQUIRE(h.converge({"a", "b", "c"}, 60s));
+    auto [a, b, c] = h.converged_trio();
 
     // Killed: the coroutine ends where it is, nothing released.
     b.cancel.emit(asio::cancellation_type::terminal);
@@ -300,10 +311,7 @@ bool wait_for_leases(harness& h, std::size_t n) {
 
 TEST_CASE("the Leases of members that left or were reaped are deleted a lease duration later; the ring goes on") {
     harness h;
-    auto& a = h.add("a");
-    auto& b = h.add("b");
-    auto& c = h.add("c");
-    REQUIRE(h.converge({"a", "b", "c"}, 60s));
+    auto [a, b, c] = h.converged_trio();
     c.m->stop();  // leaves: its Lease stays with holder ""
     REQUIRE(h.converge({"a", "b"}, 30s));
     REQUIRE(h.run_until([&] { return !c.running; }));
@@ -336,10 +344,7 @@ TEST_CASE("a member stopped before it joined leaves nothing behind") {
 
 TEST_CASE("renewals failing: the member stops within its validity, before the others take its share") {
     harness h;
-    auto& a = h.add("a");
-    auto& b = h.add("b");
-    h.add("c");
-    REQUIRE(h.converge({"a", "b", "c"}, 60s));
+    auto [a, b, c] = h.converged_trio();
 
     // Every update of a's Lease fails from now on (a reap of it too, so the
     // fault is cleared once a has stopped).
