@@ -124,12 +124,11 @@ std::string mirror_world::primary_uid_of_write(const target_info& t, const io::h
     if (t.resource != "configmaps") return {};
     boost::system::error_code ec;
     auto body = json::parse(req.body, ec);
-    if (!ec && body.is_object()) {
-        if (auto c = controller_of(body.as_object())) return c->uid;
-    }
     const std::string name = written_name(t, req);
-    if (auto live = srv_.store().get(resources::configmaps(), ns, name)) {
-        if (auto c = controller_of(*live)) return c->uid;
+    auto child = srv_.store().get(resources::configmaps(), ns, name);
+    if (auto uid = controller_uid(!ec && body.is_object() ? &body.as_object() : nullptr, child ? &*child : nullptr);
+        !uid.empty()) {
+        return uid;
     }
     const std::string parent = parent_of_child_name(name);
     if (parent.empty()) return {};

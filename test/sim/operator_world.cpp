@@ -55,17 +55,6 @@ replica_config operator_replicas(const sim_options& o) {
     return rc;
 }
 
-/// The controller owner reference's uid of a child's body, or of the child as stored.
-std::string controller_uid(const json::object* body, const std::optional<json::object>& live) {
-    if (body) {
-        if (auto c = controller_of(*body)) return c->uid;
-    }
-    if (live) {
-        if (auto c = controller_of(*live)) return c->uid;
-    }
-    return {};
-}
-
 class operator_world final : public world {
 public:
     explicit operator_world(const sim_options& o) : world(o, operator_replicas(o)) {}
@@ -231,7 +220,7 @@ std::string operator_world::primary_uid_of_write(const target_info& t, const io:
         const std::string name = written_name(t, req);
         auto live = srv_.store().get(t.resource == "deployments" ? resources::deployments() : resources::services(), ns,
                                      name);
-        if (auto uid = controller_uid(body, live ? std::optional<json::object>(*live) : std::nullopt); !uid.empty()) {
+        if (auto uid = controller_uid(body, live ? &*live : nullptr); !uid.empty()) {
             return uid;
         }
         auto gi = srv_.store().get(gateway::gateway_instances(), ns, name);

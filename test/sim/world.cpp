@@ -52,6 +52,14 @@ std::string written_name(const target_info& t, const io::http_request& req) {
     return !ec && body.is_object() ? std::string(name_of(body.as_object())) : std::string();
 }
 
+std::string controller_uid(const json::object* body, const json::object* live) {
+    for (const auto* o : {body, live}) {
+        if (!o) continue;
+        if (auto c = controller_of(*o)) return c->uid;
+    }
+    return {};
+}
+
 namespace {
 
 io::http_response status_reply(int code, std::string reason, std::string message, int retry_after = 0) {
@@ -572,10 +580,7 @@ asio::awaitable<void> world::fault_loop() {
             // The Deployment scaled: a replica leaves the ring cleanly
             // (SIGTERM: drop, drain, release) or one joins; 3 to 5 members.
             const auto n = members();
-            std::vector<replica*> alive;
-            for (auto& r : replicas_) {
-                if (!r->exit && !r->crashed && !r->removed) alive.push_back(r.get());
-            }
+            const auto alive = running(true);
             if (n < 5 && (n <= 3 || alive.empty() || rng_.chance(0.5))) {
                 tr_.line(clk_.now(), "fault", "add a replica");
                 start_replica();
@@ -586,10 +591,7 @@ asio::awaitable<void> world::fault_loop() {
                 r->mgr->request_stop();
             }
         } else {
-            std::vector<replica*> alive;
-            for (auto& r : replicas_) {
-                if (!r->exit && !r->crashed) alive.push_back(r.get());
-            }
+            const auto alive = running(false);
             if (!alive.empty()) {
                 auto* r = alive[rng_.below(alive.size())];
                 asio::co_spawn(io_, crash_and_restart(r), asio::detached);
@@ -615,11 +617,15 @@ std::string range_text(const runtime::hash_range& r) { return "[" + runtime::has
 
 } // namespace
 
-std::size_t world::members() const {
-    std::size_t n = static_cast<std::size_t>(pending_starts_);
-    for (const auto& r : replicas_) n += !r->exit && !r->crashed && !r->removed ? 1 : 0;
-    return n;
+std::vector<world::replica*> world::running(bool staying) const {
+    std::vector<replica*> out;
+    for (const auto& r : replicas_) {
+        if (!r->exit && !r->crashed && !(staying && r->removed)) out.push_back(r.get());
+    }
+    return out;
 }
+
+std::size_t world::members() const { return static_cast<std::size_t>(pending_starts_) + running(true).size(); }
 
 runtime::shard_member* world::valid_member(replica& r) const {
     // A killed process holds nothing (its coroutines are being cancelled).
@@ -740,13 +746,12 @@ asio::awaitable<void> world::kubelet_loop() {
     while (!stopping_) {
         if (co_await clk_.sleep_for(10s)) break;
         if (stopping_) break;
-        for (auto& r : replicas_) {
-            if (!r->mgr || r->exit || r->crashed || r->removed) continue;
-            auto* m = r->mgr->shard();
+        for (auto* r : running(true)) {
+            auto* m = r->mgr ? r->mgr->shard() : nullptr;
             r->failed_probes = m && m->finished() ? r->failed_probes + 1 : 0;
             if (r->failed_probes >= 3) {
                 tr_.line(clk_.now(), "kubelet", r->identity + " failed its liveness probe 3 times: restarted");
-                asio::co_spawn(io_, crash_and_restart(r.get()), asio::detached);
+                asio::co_spawn(io_, crash_and_restart(r), asio::detached);
             }
         }
     }

@@ -66,6 +66,10 @@ struct target_info {
 target_info parse_target(std::string_view method, std::string_view target);
 /// The name a write is about: the target's, or a create's body's.
 std::string written_name(const target_info& t, const io::http_request& req);
+/// The controller owner reference's uid of a child's write: the request's
+/// body's (`body`, may be null), else the object's as stored (`live`, may be
+/// null); "" when neither has one.
+std::string controller_uid(const boost::json::object* body, const boost::json::object* live);
 
 /// The manager a world's replicas run.
 struct replica_config {
@@ -203,6 +207,10 @@ private:
     /// The kubelet's liveness probe: a replica whose membership ended
     /// (/healthz fails) is killed and replaced.
     boost::asio::awaitable<void> kubelet_loop();
+    /// Replicas whose process runs (not exited, not killed); `staying`:
+    /// also not leaving (a clean removal under way).
+    std::vector<replica*> running(bool staying) const;
+    /// Members now and to come: running and staying, plus restarts pending.
     std::size_t members() const;
     void check_state();
     boost::asio::awaitable<void> user_loop();
