@@ -136,6 +136,11 @@ public:
     /// decoded from this cache (typed_memo.hpp) checks, without a parse.
     std::uint64_t stamp(const object_key& key) const noexcept;
     std::vector<object_ptr> list() const;
+    /// Each cached object, decoded one at a time and released before the
+    /// next: a walk of the whole cache that never holds it all decoded, as
+    /// list()'s vector does (at 30,000 objects, 43 MB at once). `f` must not
+    /// change the cache.
+    void for_each(const std::function<void(const object_ptr&)>& f) const;
     std::vector<object_ptr> list_namespace(std::string_view ns) const;
     /// Objects whose controller owner reference has this uid.
     std::vector<object_ptr> list_controlled_by(std::string_view owner_uid) const;

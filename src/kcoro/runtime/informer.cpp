@@ -279,10 +279,17 @@ struct informer::impl {
     }
 
     void evict(const hash_ranges& lost) {
-        auto snapshot = handlers;
-        for (const auto& o : cache.list()) {
+        // The keys first, then one object at a time: the walk never holds
+        // the cache decoded (a clean leave evicts everything).
+        std::vector<object_key> gone;
+        cache.for_each([&](const object_ptr& o) {
             const auto h = shard_hash_of(*o, opts.key.shard);
-            if (h && !contains(lost, *h)) continue;
+            if (!h || contains(lost, *h)) gone.push_back(key_of(*o));
+        });
+        auto snapshot = handlers;
+        for (const auto& k : gone) {
+            auto o = cache.get(k);
+            if (!o) continue;
             for (auto n : cache.remove(o)) {
                 n.tombstone = true;  // not a delete the server reported
                 deliver(snapshot, n);

@@ -422,6 +422,12 @@ std::vector<object_ptr> object_cache::list() const {
     return out;
 }
 
+void object_cache::for_each(const std::function<void(const object_ptr&)>& f) const {
+    for (const auto& s : items_) {
+        f(s.obj.decode());
+    }
+}
+
 std::vector<object_key> object_cache::keys() const {
     std::vector<object_key> out;
     out.reserve(items_.size());

@@ -526,14 +526,14 @@ void manager::impl::shard_changed(const runtime::hash_ranges& active) {
     // One pass per controller: recount what is ours, queue what was gained.
     for (auto& sc : sharded) {
         sc.owned = 0;
-        for (const auto& obj : sc.primary->cache().list()) {
+        sc.primary->cache().for_each([&](const object_ptr& obj) {
             const auto uid = uid_of(*obj);
-            if (uid.empty()) continue;
+            if (uid.empty()) return;
             const auto h = runtime::fnv1a64(uid);
-            if (!runtime::contains(active, h)) continue;
+            if (!runtime::contains(active, h)) return;
             ++sc.owned;
             if (runtime::contains(gained, h)) sc.ctl->enqueue_hashed(key_of(*obj), h);
-        }
+        });
         metrics.set_shard_owned_keys(sc.name, sc.owned);
     }
 }
@@ -546,10 +546,10 @@ void manager::impl::shard_dropped(const runtime::hash_ranges& ranges) {
     shard_draining = runtime::unite(shard_draining, ranges);
     for (auto& sc : sharded) {
         sc.owned = 0;
-        for (const auto& obj : sc.primary->cache().list()) {
+        sc.primary->cache().for_each([&](const object_ptr& obj) {
             const auto uid = uid_of(*obj);
             if (!uid.empty() && runtime::contains(shard_active, runtime::fnv1a64(uid))) ++sc.owned;
-        }
+        });
         metrics.set_shard_owned_keys(sc.name, sc.owned);
     }
     auto done = [this, ranges] {

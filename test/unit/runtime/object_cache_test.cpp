@@ -56,6 +56,28 @@ TEST_CASE("apply adds then updates; get returns an immutable object equal to the
     CHECK(kcoro::resource_version_of(*c.get({"ns", "a"})) == "2");
 }
 
+TEST_CASE("for_each visits every object once, in list() order, each decoded alone and released before the next") {
+    object_cache c;
+    c.apply(cm("b", "y", "3"));
+    c.apply(cm("a", "x", "1"));
+    c.apply(cm("a", "z", "2"));
+    std::vector<object_ptr> seen;
+    std::weak_ptr<const boost::json::object> previous;
+    bool previous_released = true;
+    c.for_each([&](const object_ptr& o) {
+        if (!previous.expired()) previous_released = false;
+        previous = o;
+        seen.push_back(std::make_shared<const boost::json::object>(*o));  // a copy: `o` itself goes
+    });
+    CHECK(previous_released);
+    CHECK(names(seen) == names(c.list()));
+    CHECK(names(seen) == std::vector<std::string>{"x", "z", "y"});
+    object_cache empty;
+    int calls = 0;
+    empty.for_each([&](const object_ptr&) { ++calls; });
+    CHECK(calls == 0);
+}
+
 TEST_CASE("stored_bytes follows what is stored: about the compact JSON text") {
     object_cache c;
     CHECK(c.stored_bytes() == 0);
