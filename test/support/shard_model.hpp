@@ -34,6 +34,7 @@ inline shard_membership_config model_config(std::string id) {
     c.ring = "mirror";
     c.identity = std::move(id);
     c.virtual_nodes = 16;  // the ring's quality is shard_ring_test's business
+    c.join_settle = {};    // the admitting list at once; the settle has its own test
     return c;
 }
 
@@ -91,7 +92,9 @@ struct model {
 
     replica& add() {
         auto id = "mirror-" + std::to_string(next_id++) + "_uuid";
-        replicas.push_back(replica{id, shard_membership_fsm(model_config(id))});
+        auto cfg = model_config(id);
+        if (chance(0.5)) cfg.join_settle = cfg.retry_period;  // the manager's setting, for half of them
+        replicas.push_back(replica{id, shard_membership_fsm(cfg)});
         auto& r = replicas.back();
         r.cursor = history.size() - 1;
         feed(replicas.size() - 1, sm::start{now});

@@ -26,7 +26,10 @@
 //    (terminal), as for a lost leader.
 //  - The first activation waits for a consistent list of the ring's Leases
 //    taken after our Lease was first written (`list_leases`), so two replicas
-//    starting together cannot both miss each other.
+//    starting together cannot both miss each other. That list is asked
+//    `join_settle` after the write: replicas started within it find each
+//    other and start from the ring's shares (without it the first to list
+//    took everything, listed every object and dropped most of them).
 //
 // Driver contract: one Lease write at a time, cancelled at its
 // `write_deadline`, renewTime stamped no earlier than the `write` action, an update with the resourceVersion of our last
@@ -66,6 +69,10 @@ struct shard_membership_config {
     std::chrono::nanoseconds renew_deadline = std::chrono::seconds(10);
     std::chrono::nanoseconds retry_period = std::chrono::seconds(2);
     int virtual_nodes = shard_ring::default_virtual_nodes;
+    /// How long after our Lease is first written the list that admits us is
+    /// asked (the manager: one retry period). Zero: at once. Only a cost
+    /// saving; safety never depends on it.
+    std::chrono::nanoseconds join_settle = std::chrono::seconds(2);
 };
 
 /// What a replica announces in its shard Lease.
@@ -209,6 +216,7 @@ private:
     bool written_once_ = false;
     bool list_asked_ = false;
     bool have_fresh_ = false;
+    steady_time settle_at_{};  // the admitting list is asked from here on
     steady_time write_started_{};
     steady_time next_write_at_{};
     steady_time valid_until_{};

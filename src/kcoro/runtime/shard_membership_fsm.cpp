@@ -174,8 +174,9 @@ shard_actions shard_membership_fsm::step(const sm_input& in) {
                            if (state_ == state::joining) state_ = state::running;
                            // Our Lease is now visible: a consistent list from
                            // here on sees every member that could not see us.
-                           list_asked_ = true;
-                           out.list_leases = true;
+                           // Asked join_settle later (evaluate), so replicas
+                           // starting with us are seen too.
+                           settle_at_ = write_started_ + cfg_.join_settle;
                        }
                    },
                    [&](const sm::lease_write_failed&) {
@@ -218,7 +219,9 @@ shard_actions shard_membership_fsm::step(const sm_input& in) {
 
 void shard_membership_fsm::observe(const sm::leases_observed& o, shard_actions&) {
     if (o.fresh && list_asked_) {
-        have_fresh_ = true;
+        // A list asked for another reason (a failed reap) before the settle
+        // admits nobody: the settle's own list follows.
+        if (written_once_ && o.now >= settle_at_) have_fresh_ = true;
         list_asked_ = false;
     }
     if (o.fresh) reaping_.clear();  // a failed reap may be tried again on what the list shows
@@ -276,6 +279,10 @@ void shard_membership_fsm::evaluate(steady_time now, shard_actions& out) {
         const bool left = state_ == state::leaving && active_.empty() && draining_.empty();
         stop(left ? "left the ring (release not confirmed)" : "shard lease not renewed within the renew deadline", out);
         return;
+    }
+    if (state_ == state::running && !have_fresh_ && !list_asked_ && now >= settle_at_) {
+        list_asked_ = true;
+        out.list_leases = true;
     }
     const bool member = state_ == state::running && have_fresh_;
 
@@ -375,6 +382,7 @@ void shard_membership_fsm::evaluate(steady_time now, shard_actions& out) {
     };
     if (!pending_) earliest(std::max(next_write_at_, now));
     if (written_once_) earliest(valid_until_);
+    if (state_ == state::running && !have_fresh_ && !list_asked_) earliest(settle_at_);
     for (const auto& [id, p] : peers_) {
         if (!expired(p, now)) earliest(p.changed_at + std::chrono::seconds(p.lease.lease_duration_seconds));
     }

@@ -487,6 +487,7 @@ void manager::impl::start_sharding() {
     so.config.lease_duration = setup.lease_duration;
     so.config.renew_deadline = setup.renew_deadline;
     so.config.retry_period = setup.retry_period;
+    so.config.join_settle = setup.retry_period;
     so.lease_namespace = lease_namespace();
     so.metrics = shard_sink.get();
     so.log = log.with_name("sharding");
