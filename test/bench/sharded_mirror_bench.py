@@ -12,10 +12,10 @@ server's request log shows the N-th child created. Then, per replica: the
 parents its primary cache holds (kcoro_shard_owned_keys: kcoro_informer_cache_objects
 is one series per resource, which the parents' and children's informers
 share), RssAnon and CPU
-(/proc/PID/status and stat), and the bytes it received (`ss -tinp`'s
-bytes_received over its open TCP connections: its TLS streams from the
-server, nearly all list and watch bodies; /proc/PID/io's rchar does not count
-recvmsg). With 4
+(/proc/PID/status and stat), the bytes it received (`ss -tinp`'s
+bytes_received of its TCP connections, sampled every 0.2 s while it syncs:
+its TLS streams from the server, nearly all list and watch bodies;
+/proc/PID/io's rchar does not count recvmsg). With 4
 replicas, one is then killed (SIGKILL) and the handover time is measured:
 until the survivors' kcoro_shard_owned_keys add up to N again (its keys
 cached and owned by the others, each of its keys re-reconciled).
@@ -24,7 +24,7 @@ Prints one table row per run and the ratios the issue asks for: per-replica
 RssAnon, CPU and bytes read against (1-replica figure)/R.
 
   sharded_mirror_bench.py APISERVER MIRROR [--parents N] [--replicas 1,2,4]
-                          [--modes server,client] [--timeout S]
+                          [--modes server,client] [--timeout S] [--stagger S] [--keep]
 """
 import argparse
 import json
@@ -70,7 +70,7 @@ def metric_sum(text, name, labels=""):
     return total
 
 
-def proc(pid):
+def proc(pid, sockets):
     out = {"cpu": 0.0, "anon_kb": 0, "rchar": 0}
     with open(f"/proc/{pid}/stat") as f:
         fields = f.read().rsplit(")", 1)[1].split()
@@ -80,26 +80,42 @@ def proc(pid):
         for line in f:
             if line.startswith("RssAnon:"):
                 out["anon_kb"] = int(line.split()[1])
-    out["rchar"] = socket_bytes_received(pid)
+    sockets.sample([pid])
+    out["rchar"] = sockets.total(pid)
     return out
 
 
-def socket_bytes_received(pid):
-    """bytes_received of the process's open TCP connections (ss -tinp)."""
-    try:
-        text = subprocess.run(["ss", "-tinpH"], capture_output=True, text=True, timeout=10).stdout
-    except (OSError, subprocess.TimeoutExpired):
-        return 0
-    total, mine = 0, False
-    for line in text.splitlines():
-        if not line.startswith(("\t", " ")):
-            mine = f"pid={pid}," in line
-            continue
-        if mine:
-            for field in line.split():
-                if field.startswith("bytes_received:"):
-                    total += int(field.split(":", 1)[1])
-    return total
+class SocketBytes:
+    """bytes_received per TCP connection of the replicas (ss -tinp), sampled
+    while they run: the largest figure seen of each connection counts, so a
+    list's connection closed before the end is not lost (what is read
+    between its last sample and its close is)."""
+
+    def __init__(self):
+        self.seen = {}  # (pid, local, peer) -> bytes_received
+
+    def sample(self, pids):
+        try:
+            text = subprocess.run(["ss", "-tinpH"], capture_output=True, text=True, timeout=10).stdout
+        except (OSError, subprocess.TimeoutExpired):
+            return
+        key = None
+        for line in text.splitlines():
+            if not line.startswith(("\t", " ")):
+                f = line.split()
+                key = None
+                for pid in pids:
+                    if f"pid={pid}," in line and len(f) >= 5:
+                        key = (pid, f[3], f[4])
+                continue
+            if key:
+                for field in line.split():
+                    if field.startswith("bytes_received:"):
+                        n = int(field.split(":", 1)[1])
+                        self.seen[key] = max(self.seen.get(key, 0), n)
+
+    def total(self, pid):
+        return sum(n for (p, _, _), n in self.seen.items() if p == pid)
 
 
 def parent_doc(i):
@@ -161,7 +177,11 @@ def run(cfg, mode, replicas, work):
                                  stderr=open(os.path.join(work, f"mirror-{mode}-{replicas}-{r}.log"), "w"))
             procs.append(p)
             reps.append((p, port))
+            if cfg.stagger and r + 1 < replicas:
+                time.sleep(cfg.stagger)  # a rollout's pods do not start at one instant
+        sockets = SocketBytes()
         while count.read() < cfg.parents:
+            sockets.sample([p.pid for p, _ in reps])
             if time.monotonic() - t0 > cfg.timeout:
                 raise SystemExit(f"{mode} x{replicas}: {count.n} of {cfg.parents} children after {cfg.timeout} s")
             for p, _ in reps:
@@ -171,7 +191,7 @@ def run(cfg, mode, replicas, work):
         sync = time.monotonic() - t0
         rows = []
         for p, port in reps:
-            f = proc(p.pid)
+            f = proc(p.pid, sockets)
             m = metrics(port)
             f["owned"] = int(metric_sum(m, "kcoro_shard_owned_keys"))
             f["cached"] = f["owned"]
@@ -214,13 +234,16 @@ def main():
     ap.add_argument("--replicas", default="1,2,4")
     ap.add_argument("--modes", default="server,client")
     ap.add_argument("--timeout", type=float, default=900)
+    ap.add_argument("--keep", action="store_true", help="keep the work directory (the logs)")
+    ap.add_argument("--stagger", type=float, default=0.0, help="seconds between the replicas' starts")
     cfg = ap.parse_args()
     work = tempfile.mkdtemp(prefix="sharded-mirror-bench-")
     cfg.parents_file = os.path.join(work, "parents.yaml")
     with open(cfg.parents_file, "w") as f:
         for i in range(cfg.parents):
             f.write("---\n" + json.dumps(parent_doc(i)) + "\n")
-    print(f"sharded_mirror_bench: {cfg.parents} parents, {os.cpu_count()} CPUs, lease 6 s / 4 s / 1 s")
+    print(f"sharded_mirror_bench: {cfg.parents} parents, {os.cpu_count()} CPUs, lease 6 s / 4 s / 1 s, "
+          f"replicas started {cfg.stagger} s apart")
     print("mode   R  sync_s  per replica: parents owned / RssAnon MB / CPU s / MB received   handover_s")
     ok = True
     for mode in cfg.modes.split(","):
@@ -244,7 +267,10 @@ def main():
                 worst = {k: max(r[k] for r in rows) / (base[k] / replicas) for k in ("anon_kb", "cpu", "rchar")}
                 print(f"       worst replica vs (1-replica)/{replicas}: RssAnon {worst['anon_kb']:.2f}x, "
                       f"CPU {worst['cpu']:.2f}x, bytes received {worst['rchar']:.2f}x", flush=True)
-    shutil.rmtree(work, ignore_errors=True)
+    if cfg.keep:
+        print(f"logs kept in {work}")
+    else:
+        shutil.rmtree(work, ignore_errors=True)
     return 0 if ok else 1
 
 
