@@ -23,7 +23,10 @@
 
 #include <boost/asio/bind_cancellation_slot.hpp>
 #include <boost/asio/cancellation_signal.hpp>
+#include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/use_awaitable.hpp>
 #include <boost/json/object.hpp>
 #include <boost/json/serialize.hpp>
 #include <doctest/doctest.h>
@@ -122,8 +125,18 @@ struct harness : kcoro::test::harness {
                                                        {"uid", uid},
                                                        {"controller", true}}}}}},
                            {"data", {{"writer", r.id}}}};
+        if (hold_key && *hold_key == key && !held) {
+            // Paused before its write (as by SIGSTOP) until the test lets it
+            // go; not cancellable: a paused process notices nothing.
+            held = true;
+            co_await gate.async_wait(
+                asio::bind_cancellation_slot(asio::cancellation_slot(), asio::as_tuple(asio::use_awaitable)));
+        }
         auto w = co_await r.mgr->client().apply(cms, std::move(child), "mirror", true);
-        if (!w) co_return w.error();
+        if (!w) {
+            write_errors[r.id].push_back(w.error());
+            co_return w.error();
+        }
         co_return kcoro::runtime::success();
     }
 
@@ -161,6 +174,29 @@ struct harness : kcoro::test::harness {
         return *raw;
     }
     std::map<std::string, int> census;
+    // Every renewal of r's shard Lease answered 503 until the faults are cleared.
+    void fail_shard_renewals(replica& r) {
+        kcoro::apiserver::http::fault_rule f;
+        f.verb = "update";
+        f.resource = "leases";
+        f.name = r.mgr->shard()->lease_name();
+        f.count = 0;
+        f.code = 503;
+        server().faults().add(f);
+    }
+    // `parents` parents, r1 and r2 with the singleton "census" (leader election on), settled.
+    bool start_pair_with_singleton(int parents) {
+        make_parents(parents);
+        start("r1", true);
+        start("r2", true);
+        const std::vector<std::string> both{"r1", "r2"};
+        return advance_until([&] { return shares_settled(both) && children_follow(both); }, 60s);
+    }
+    // A reconcile of hold_key waits at `gate` before its write (once).
+    std::optional<object_key> hold_key;
+    asio::steady_timer gate{ioc, asio::steady_timer::time_point::max()};
+    bool held = false;
+    std::map<std::string, std::vector<kcoro::error>> write_errors;  // by replica
 
     void make_parents(int n) {
         for (int i = 0; i < n; ++i) {
@@ -306,11 +342,8 @@ TEST_CASE("three managers on one ring: every parent reconciled by its owner only
 
 TEST_CASE("a singleton() controller runs on the leader only, next to sharded ones on every replica") {
     harness h;
-    h.make_parents(12);
-    h.start("r1", true);
-    h.start("r2", true);
-    std::vector<std::string> both{"r1", "r2"};
-    REQUIRE(h.advance_until([&] { return h.shares_settled(both) && h.children_follow(both); }, 60s));
+    const std::vector<std::string> both{"r1", "r2"};
+    REQUIRE(h.start_pair_with_singleton(12));
     h.advance_until([] { return false; }, 3s);
     const int leaders = (h.get("r1").mgr->is_leader() ? 1 : 0) + (h.get("r2").mgr->is_leader() ? 1 : 0);
     CHECK(leaders == 1);
@@ -334,13 +367,7 @@ TEST_CASE("a replica whose shard Lease cannot be renewed stops reconciling and w
     CHECK(r1.mgr->probes().handle("/healthz/sharding").status == 200);
 
     // r1's renewals fail (503) from now on.
-    kcoro::apiserver::http::fault_rule f;
-    f.verb = "update";
-    f.resource = "leases";
-    f.name = r1.mgr->shard()->lease_name();
-    f.count = 0;
-    f.code = 503;
-    h.server().faults().add(f);
+    h.fail_shard_renewals(r1);
     const auto t0 = h.clk.now();
     REQUIRE(h.advance_until([&] { return r1.mgr->shard()->finished(); }, 20s));
     const auto stopped_after = h.clk.now() - t0;
@@ -363,6 +390,49 @@ TEST_CASE("a replica whose shard Lease cannot be renewed stops reconciling and w
     REQUIRE(h.advance_until([&] { return h.shares_settled(one) && h.children_follow(one); }, 40s));
     MESSAGE("r2 holds the ring and rewrote r1's children " << (h.clk.now() - t0) / 1ms << " ms after the fault");
     CHECK(h.led.reconciles["r1"] == r1_reconciles);  // nothing started on r1 since
+    CHECK(h.led.overlaps == 0);
+    CHECK(h.led.foreign_writes == 0);
+}
+
+TEST_CASE("the leader's sharded reconcile that outlives its shard Lease cannot write; the leader's other writes can") {
+    // One manager with both Leases: the write guard judges the sharded
+    // controller's writes by the shard Lease, not by the leader Lease it
+    // also holds (docs/sharding.md, "The write guard").
+    harness h;
+    const std::vector<std::string> both{"r1", "r2"};
+    REQUIRE(h.start_pair_with_singleton(12));
+    REQUIRE(h.advance_until([&] { return h.get("r1").mgr->is_leader() || h.get("r2").mgr->is_leader(); }, 20s));
+    auto& leader = h.get("r1").mgr->is_leader() ? h.get("r1") : h.get("r2");
+    // A parent of the leader's share, changed: its reconcile pauses before its write.
+    kcoro::runtime::shard_ring ring(both);
+    std::string mine;
+    for (const auto& [name, uid] : h.uids) {
+        if (ring.owner_of(fnv1a64(uid)) == leader.id) mine = name;
+    }
+    REQUIRE_FALSE(mine.empty());
+    h.hold_key = object_key{"default", mine};
+    REQUIRE(h.run(h.admin().patch(cms, {"default", mine}, R"({"data":{"v":"2"}})")));
+    REQUIRE(h.advance_until([&] { return h.held; }, 5s));
+
+    // Its shard Lease renewals fail until the member stops; the leader Lease
+    // renews on.
+    h.fail_shard_renewals(leader);
+    REQUIRE(h.advance_until([&] { return leader.mgr->shard()->finished(); }, 20s));
+    CHECK(leader.mgr->is_leader());
+    REQUIRE(leader.mgr->elector());
+    CHECK(leader.mgr->elector()->may_write());
+
+    // The paused reconcile resumes: its write is refused unsent.
+    const auto refused_before = h.write_errors[leader.id].size();
+    h.gate.cancel();
+    REQUIRE(h.advance_until([&] { return h.write_errors[leader.id].size() > refused_before; }, 2s));
+    CHECK(h.write_errors[leader.id].back().code() == kcoro::make_error_code(kcoro::kcoro_errc::not_leader));
+    CHECK(h.write_errors[leader.id].back().message().find("shard Lease") != std::string::npos);
+    // A write of unknown origin (not from a controller's workers) passes on
+    // the leader Lease.
+    json::object cm{{"apiVersion", "v1"}, {"kind", "ConfigMap"}, {"metadata", {{"name", "by-leader"}, {"namespace", "default"}}}};
+    CHECK(h.run(leader.mgr->client().create(cms, "default", std::move(cm))));
+    h.server().faults().clear();
     CHECK(h.led.overlaps == 0);
     CHECK(h.led.foreign_writes == 0);
 }

@@ -37,6 +37,7 @@
 #include <kcoro/client/config.hpp>
 #include <kcoro/client/environment.hpp>
 #include <kcoro/client/transport.hpp>
+#include <kcoro/client/write_origin.hpp>
 #include <kcoro/core/list_decoder.hpp>
 #include <kcoro/core/list_stream_decoder.hpp>
 #include <kcoro/core/object.hpp>
@@ -221,7 +222,10 @@ public:
     /// the thread that sends; set it before the writers start. `owner`
     /// names who set it: clear_write_guard(owner) removes it only if it is
     /// still that owner's (a manager restarted on the same client).
-    using write_guard = std::function<std::optional<error>(const api_request&)>;
+    /// `origin`: what the sending coroutine's executor carries
+    /// (client/write_origin.hpp: the manager's controllers carry theirs),
+    /// null when nothing.
+    using write_guard = std::function<std::optional<error>(const api_request&, const write_origin* origin)>;
     void set_write_guard(const void* owner, write_guard g) {
         guard_owner_ = owner;
         guard_ = std::move(g);

@@ -76,6 +76,7 @@
 
 #include <kcoro/client/config.hpp>
 #include <kcoro/client/environment.hpp>
+#include <kcoro/client/write_origin.hpp>
 #include <kcoro/core/error.hpp>
 #include <kcoro/core/log.hpp>
 #include <kcoro/core/resource_table.hpp>
@@ -267,6 +268,10 @@ public:
     /// Code that adds an index to a sharded controller's primary informer
     /// asks for this key (the same informer the controller reads).
     runtime::informer_key controller_key(runtime::informer_key k, runtime::shard_by by) const;
+    /// For controller_builder: an origin, kept as long as the manager, that
+    /// the controller's executor carries so that the write guard judges its
+    /// writes by its own Lease (client/write_origin.hpp).
+    const client::write_origin* write_origin(std::string controller, client::write_gate gate);
 
     struct impl;
 

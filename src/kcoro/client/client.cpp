@@ -9,6 +9,7 @@
 #include <kcoro/core/retry_policy.hpp>
 #include <kcoro/core/watch_decoder.hpp>
 
+#include <boost/asio/this_coro.hpp>
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 
@@ -132,10 +133,17 @@ asio::awaitable<result<http_response>> client::send_with(api_request req, const 
             return (*sink)(bytes);
         };
     }
+    // Who sends it: the origin the caller's executor carries (the same
+    // executor for every attempt).
+    const write_origin* origin = nullptr;
+    if (guard_ && req.method != http_method::get) {
+        const auto ex = co_await asio::this_coro::executor;
+        origin = write_origin_of(ex);
+    }
     for (;;) {
         if (guard_ && req.method != http_method::get) {
             // Before every attempt: a retry after a stall is checked again.
-            if (auto refused = guard_(req)) {
+            if (auto refused = guard_(req, origin)) {
                 co_return std::move(*refused);
             }
         }

@@ -1,5 +1,6 @@
 #include <kcoro/server/controller_builder.hpp>
 
+#include <kcoro/client/write_origin.hpp>
 #include <kcoro/core/resource_table.hpp>
 #include <kcoro/runtime/builder.hpp>
 #include <kcoro/core/object.hpp>
@@ -223,7 +224,11 @@ runtime::controller& controller_builder::complete(runtime::reconcile_context_fun
                         {{"controller", name_}, {"leaderElection", mgr_.options().leader_elect}});
     }
 
-    runtime::builder b(cache, mgr_.clock(), mgr_.executor());
+    // The workers' executor carries the controller's origin: the write
+    // guard judges its writes by the shard Lease (sharded) or the leader
+    // Lease (leader-gated), not by whichever is valid.
+    const auto* origin = mgr_.write_origin(name_, sharded ? client::write_gate::shard : client::write_gate::leader);
+    runtime::builder b(cache, mgr_.clock(), client::with_write_origin(mgr_.executor(), origin));
     b.named(name_);
     for (auto& f : filters_) {
         b.with_event_filter(f);

@@ -59,4 +59,17 @@ bool shard_write_exempt(const api_request& req, std::string_view lease_namespace
     }
 }
 
+bool write_allowed(const api_request& req, const client::write_origin* origin, const write_guard_state& s) noexcept {
+    if (!s.leader_elect && !s.sharding) return true;
+    if (leader_write_exempt(req, s.lease_namespace, s.lease_name)) return true;
+    if (s.sharding && shard_write_exempt(req, s.lease_namespace, s.ring)) return true;
+    if (origin) {
+        switch (origin->gate) {
+        case client::write_gate::shard: return !s.sharding || s.shard_valid;
+        case client::write_gate::leader: return !s.leader_elect || s.leader_valid;
+        }
+    }
+    return (s.leader_elect && s.leader_valid) || (s.sharding && s.shard_valid);
+}
+
 } // namespace kcoro::server

@@ -346,10 +346,11 @@ struct manager::impl {
     // The shard Lease's validity has not passed (run() of the member still running).
     bool shard_valid() const { return shard && !shard->finished() && clk->now() < shard->state().valid_until(); }
     // Installs the one write guard of the client: with leader election, the
-    // leader lease's validity; with sharding, the shard Lease's (either
-    // suffices: the client is shared by singletons and sharded controllers,
-    // a request carries no controller).
+    // leader lease's validity; with sharding, the shard Lease's. A
+    // controller's write is judged by its own Lease (its origin, carried by
+    // its workers' executor); one of unknown origin by either.
     void install_write_guard();
+    std::deque<client::write_origin> origins;  // stable: executors point into it
     void start_sharding();
     void shard_changed(const runtime::hash_ranges& active);
     void shard_dropped(const runtime::hash_ranges& ranges);
@@ -464,16 +465,26 @@ void manager::impl::install_write_guard() {
     // (server/leader_write_guard.hpp); removed when run() ends.
     const std::string lease_ns = lease_namespace();
     const std::string lease_name = opts.leader_election_id;
-    cl->set_write_guard(this, [this, lease_ns, lease_name](const api_request& req) -> std::optional<error> {
-        if (elector && (elector->may_write() || leader_write_exempt(req, lease_ns, lease_name))) return std::nullopt;
-        if (shard && (shard_valid() || shard_write_exempt(req, lease_ns, opts.sharding_ring))) return std::nullopt;
-        if (!elector && !shard) return std::nullopt;
-        if (!elector && leader_write_exempt(req, lease_ns, lease_name)) return std::nullopt;  // Events, reviews
+    cl->set_write_guard(this, [this, lease_ns, lease_name](const api_request& req,
+                                                           const client::write_origin* origin) -> std::optional<error> {
+        write_guard_state st;
+        st.leader_elect = elector != nullptr;
+        st.leader_valid = elector && elector->may_write();
+        st.sharding = shard != nullptr;
+        st.shard_valid = shard_valid();
+        st.lease_namespace = lease_ns;
+        st.lease_name = lease_name;
+        st.ring = opts.sharding_ring;
+        if (write_allowed(req, origin, st)) return std::nullopt;
         metrics.leader_write_refused();
-        log.info("Write refused: the leader lease may have been taken over",
-                 {{"request", std::string(to_string(req.method)) + " " + req.target}});
+        const bool by_shard = origin ? origin->gate == client::write_gate::shard : !elector;
+        const std::string lease = by_shard ? "shard Lease" : "leader lease";
+        const std::string request = std::string(to_string(req.method)) + " " + req.target;
+        const std::string msg = "Write refused: the " + lease + " may have been taken over";
+        if (origin) log.info(msg, {{"request", request}, {"controller", origin->controller}});
+        else log.info(msg, {{"request", request}});
         return error(kcoro_errc::not_leader, std::string("leader write guard: ") + to_string(req.method) + " " +
-                                                 req.target + " refused: the lease validity has passed");
+                                                 req.target + " refused: the " + lease + " validity has passed");
     });
 }
 
@@ -910,6 +921,10 @@ std::optional<tcp::endpoint> manager::probe_endpoint() const {
 }
 runtime::leader_elector* manager::elector() noexcept { return impl_->elector.get(); }
 runtime::shard_member* manager::shard() noexcept { return impl_->shard.get(); }
+
+const client::write_origin* manager::write_origin(std::string controller, client::write_gate gate) {
+    return &impl_->origins.emplace_back(std::move(controller), gate);
+}
 
 runtime::informer_key manager::controller_key(runtime::informer_key k, runtime::shard_by by) const {
     if (impl_->shard) k.shard = by;

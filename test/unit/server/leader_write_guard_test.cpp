@@ -58,3 +58,60 @@ TEST_CASE("sharding: the ring member's Lease writes pass; other Leases and the c
     CHECK_FALSE(ex(http_method::post, "/api/v1/namespaces/default/configmaps"));
     CHECK_FALSE(shard_write_exempt(req(http_method::post, leases), "ops", ""));  // no ring
 }
+
+TEST_CASE("write_allowed: a controller's write by its own Lease only; a write of unknown origin by either") {
+    using kcoro::client::write_gate;
+    using kcoro::client::write_origin;
+    using kcoro::server::write_allowed;
+    using kcoro::server::write_guard_state;
+    const write_origin sharded("mirror", write_gate::shard);
+    const write_origin singleton("census", write_gate::leader);
+    const auto cm = req(http_method::post, "/api/v1/namespaces/default/configmaps");
+    const auto event = req(http_method::post, "/api/v1/namespaces/default/events");
+    const auto renewal = req(http_method::put, "/apis/coordination.k8s.io/v1/namespaces/ops/leases/mirror-0123456789abcdef");
+    auto state = [](bool leader_elect, bool leader_valid, bool sharding, bool shard_valid) {
+        write_guard_state s;
+        s.leader_elect = leader_elect;
+        s.leader_valid = leader_valid;
+        s.sharding = sharding;
+        s.shard_valid = shard_valid;
+        s.lease_namespace = "ops";
+        s.lease_name = "gw-lock";
+        s.ring = sharding ? "mirror" : "";
+        return s;
+    };
+
+    // Neither Lease: nothing is guarded.
+    CHECK(write_allowed(cm, nullptr, state(false, false, false, false)));
+    CHECK(write_allowed(cm, &singleton, state(false, false, false, false)));
+
+    // Both Leases, the leader's valid, the shard's passed: the sharded
+    // reconcile is refused (the hole a single "either" rule left), the
+    // singleton's and an unknown writer's pass.
+    const auto leader_only = state(true, true, true, false);
+    CHECK_FALSE(write_allowed(cm, &sharded, leader_only));
+    CHECK(write_allowed(cm, &singleton, leader_only));
+    CHECK(write_allowed(cm, nullptr, leader_only));
+    // The reverse.
+    const auto shard_only = state(true, false, true, true);
+    CHECK(write_allowed(cm, &sharded, shard_only));
+    CHECK_FALSE(write_allowed(cm, &singleton, shard_only));
+    CHECK(write_allowed(cm, nullptr, shard_only));
+    // Neither valid: only the exempt writes, whoever sends them.
+    const auto none = state(true, false, true, false);
+    CHECK_FALSE(write_allowed(cm, &sharded, none));
+    CHECK_FALSE(write_allowed(cm, &singleton, none));
+    CHECK_FALSE(write_allowed(cm, nullptr, none));
+    CHECK(write_allowed(event, &sharded, none));
+    CHECK(write_allowed(renewal, nullptr, none));
+
+    // Sharding without leader election: a singleton is not leader-gated.
+    CHECK(write_allowed(cm, &singleton, state(false, false, true, false)));
+    CHECK_FALSE(write_allowed(cm, &sharded, state(false, false, true, false)));
+    CHECK_FALSE(write_allowed(cm, nullptr, state(false, false, true, false)));
+    // Leader election alone: as before sharding existed.
+    CHECK(write_allowed(cm, &singleton, state(true, true, false, false)));
+    CHECK_FALSE(write_allowed(cm, &singleton, state(true, false, false, false)));
+    CHECK_FALSE(write_allowed(cm, nullptr, state(true, false, false, false)));
+    CHECK(write_allowed(event, nullptr, state(true, false, false, false)));
+}

@@ -1,0 +1,110 @@
+// Who sends a write: the client's write guard (client::set_write_guard) is
+// told which controller's reconcile a request comes from, without a
+// parameter on every verb. The manager runs each controller's workers on an
+// executor that carries the controller's write_origin; every coroutine of a
+// reconcile (the client's verbs included) runs on its caller's executor, so
+// the client reads the origin from `co_await asio::this_coro::executor`.
+//
+//   client::write_origin origin{"mirror", client::write_gate::shard};
+//   auto ex = client::with_write_origin(ioc.get_executor(), &origin);
+//   asio::co_spawn(ex, reconcile(...), ...);   // its writes carry &origin
+//   client::write_origin_of(ex) == &origin
+//
+// Why: one client serves every controller of a manager. With leader
+// election and sharding both on, a replica may hold the leader Lease while
+// its shard Lease's validity has passed (or the reverse); the guard must
+// refuse a sharded reconcile's write by the shard Lease and a singleton's by
+// the leader Lease, not let either through because the other Lease is valid
+// (docs/sharding.md, "The write guard").
+//
+// Work a reconcile starts on another executor (co_spawn on the manager's
+// plain executor, a thread of its own) carries no origin: the guard applies
+// its rule for writes of unknown origin.
+//
+// origin_executor forwards everything to the executor it wraps; the origin
+// must outlive every executor that carries it (the manager keeps them).
+// Values; thread safety: as the wrapped executor.
+#pragma once
+
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/execution.hpp>
+#include <boost/asio/prefer.hpp>
+#include <boost/asio/query.hpp>
+#include <boost/asio/require.hpp>
+
+#include <string>
+#include <utility>
+
+namespace kcoro::client {
+
+/// Which Lease's validity a controller's writes depend on.
+enum class write_gate {
+    leader,  // leader-gated controller: the leader Lease (--leader-elect)
+    shard,   // sharded controller: this replica's shard Lease (--sharding-ring)
+};
+
+struct write_origin {
+    write_origin() = default;
+    write_origin(std::string c, write_gate g) : controller(std::move(c)), gate(g) {}
+    std::string controller;
+    write_gate gate = write_gate::leader;
+};
+
+/// An executor that runs everything on the one it wraps and carries a
+/// write origin (see above).
+class origin_executor {
+public:
+    origin_executor(boost::asio::any_io_executor inner, const write_origin* origin) noexcept
+        : inner_(std::move(inner)), origin_(origin) {}
+
+    const write_origin* origin() const noexcept { return origin_; }
+    const boost::asio::any_io_executor& inner() const noexcept { return inner_; }
+
+    boost::asio::execution_context& query(boost::asio::execution::context_t) const noexcept {
+        return boost::asio::query(inner_, boost::asio::execution::context);
+    }
+    static constexpr boost::asio::execution::blocking_t query(boost::asio::execution::blocking_t) noexcept {
+        return boost::asio::execution::blocking.never;
+    }
+
+    origin_executor require(boost::asio::execution::blocking_t::never_t p) const {
+        return {boost::asio::require(inner_, p), origin_};
+    }
+    origin_executor prefer(boost::asio::execution::blocking_t::possibly_t p) const {
+        return {boost::asio::prefer(inner_, p), origin_};
+    }
+    origin_executor prefer(boost::asio::execution::outstanding_work_t::tracked_t p) const {
+        return {boost::asio::prefer(inner_, p), origin_};
+    }
+    origin_executor prefer(boost::asio::execution::outstanding_work_t::untracked_t p) const {
+        return {boost::asio::prefer(inner_, p), origin_};
+    }
+    origin_executor prefer(boost::asio::execution::relationship_t::fork_t p) const {
+        return {boost::asio::prefer(inner_, p), origin_};
+    }
+    origin_executor prefer(boost::asio::execution::relationship_t::continuation_t p) const {
+        return {boost::asio::prefer(inner_, p), origin_};
+    }
+
+    template <typename F>
+    void execute(F&& f) const {
+        inner_.execute(std::forward<F>(f));
+    }
+
+    friend bool operator==(const origin_executor& a, const origin_executor& b) noexcept {
+        return a.origin_ == b.origin_ && a.inner_ == b.inner_;
+    }
+    friend bool operator!=(const origin_executor& a, const origin_executor& b) noexcept { return !(a == b); }
+
+private:
+    boost::asio::any_io_executor inner_;
+    const write_origin* origin_;
+};
+
+/// `ex` carrying `origin` (null: `ex` unchanged).
+boost::asio::any_io_executor with_write_origin(boost::asio::any_io_executor ex, const write_origin* origin);
+
+/// The origin `ex` carries; null when it carries none.
+const write_origin* write_origin_of(const boost::asio::any_io_executor& ex) noexcept;
+
+} // namespace kcoro::client
