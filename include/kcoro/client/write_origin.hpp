@@ -21,18 +21,22 @@
 // plain executor, a thread of its own) carries no origin: the guard applies
 // its rule for writes of unknown origin.
 //
-// origin_executor forwards everything to the executor it wraps; the origin
-// must outlive every executor that carries it (the manager keeps them).
+// origin_executor forwards everything to the io_context executor it wraps
+// (other executors are not wrapped: their work carries no origin); the
+// origin must outlive every executor that carries it (the manager keeps
+// them).
 // Values; thread safety: as the wrapped executor.
 #pragma once
 
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/execution.hpp>
+#include <boost/asio/io_context.hpp>
 #include <boost/asio/prefer.hpp>
 #include <boost/asio/query.hpp>
 #include <boost/asio/require.hpp>
 
 #include <string>
+#include <type_traits>
 #include <utility>
 
 namespace kcoro::client {
@@ -50,39 +54,37 @@ struct write_origin {
     write_gate gate = write_gate::leader;
 };
 
-/// An executor that runs everything on the one it wraps and carries a
-/// write origin (see above).
-class origin_executor {
+/// An executor that runs everything on the io_context executor it wraps and
+/// carries a write origin (see above). Small and trivially destructible
+/// (two pointers), as the io_context's own executor is: any_io_executor
+/// keeps it inline, so code that g++ 12 miscompiles by destroying the
+/// result of `co_await this_coro::executor` twice (an aggregate or a
+/// constructor argument built around the co_await, docs/toolchain.md) is no
+/// worse off on it than on the plain executor; a wrapper holding an
+/// any_io_executor would be kept behind a reference count, and that second
+/// destruction would free it under the coroutine's feet.
+template <class Inner>
+class basic_origin_executor {
 public:
-    origin_executor(boost::asio::any_io_executor inner, const write_origin* origin) noexcept
-        : inner_(std::move(inner)), origin_(origin) {}
+    basic_origin_executor(const Inner& inner, const write_origin* origin) noexcept : inner_(inner), origin_(origin) {}
 
     const write_origin* origin() const noexcept { return origin_; }
-    const boost::asio::any_io_executor& inner() const noexcept { return inner_; }
+    const Inner& inner() const noexcept { return inner_; }
 
     boost::asio::execution_context& query(boost::asio::execution::context_t) const noexcept {
         return boost::asio::query(inner_, boost::asio::execution::context);
     }
-    static constexpr boost::asio::execution::blocking_t query(boost::asio::execution::blocking_t) noexcept {
-        return boost::asio::execution::blocking.never;
+    template <class P>
+    auto query(const P& p) const noexcept(noexcept(boost::asio::query(std::declval<const Inner&>(), p)))
+        -> decltype(boost::asio::query(std::declval<const Inner&>(), p)) {
+        return boost::asio::query(inner_, p);
     }
-
-    origin_executor require(boost::asio::execution::blocking_t::never_t p) const {
+    template <class P>
+    auto require(const P& p) const -> basic_origin_executor<std::decay_t<decltype(boost::asio::require(std::declval<const Inner&>(), p))>> {
         return {boost::asio::require(inner_, p), origin_};
     }
-    origin_executor prefer(boost::asio::execution::blocking_t::possibly_t p) const {
-        return {boost::asio::prefer(inner_, p), origin_};
-    }
-    origin_executor prefer(boost::asio::execution::outstanding_work_t::tracked_t p) const {
-        return {boost::asio::prefer(inner_, p), origin_};
-    }
-    origin_executor prefer(boost::asio::execution::outstanding_work_t::untracked_t p) const {
-        return {boost::asio::prefer(inner_, p), origin_};
-    }
-    origin_executor prefer(boost::asio::execution::relationship_t::fork_t p) const {
-        return {boost::asio::prefer(inner_, p), origin_};
-    }
-    origin_executor prefer(boost::asio::execution::relationship_t::continuation_t p) const {
+    template <class P>
+    auto prefer(const P& p) const -> basic_origin_executor<std::decay_t<decltype(boost::asio::prefer(std::declval<const Inner&>(), p))>> {
         return {boost::asio::prefer(inner_, p), origin_};
     }
 
@@ -91,17 +93,22 @@ public:
         inner_.execute(std::forward<F>(f));
     }
 
-    friend bool operator==(const origin_executor& a, const origin_executor& b) noexcept {
+    friend bool operator==(const basic_origin_executor& a, const basic_origin_executor& b) noexcept {
         return a.origin_ == b.origin_ && a.inner_ == b.inner_;
     }
-    friend bool operator!=(const origin_executor& a, const origin_executor& b) noexcept { return !(a == b); }
+    friend bool operator!=(const basic_origin_executor& a, const basic_origin_executor& b) noexcept { return !(a == b); }
 
 private:
-    boost::asio::any_io_executor inner_;
+    Inner inner_;
     const write_origin* origin_;
 };
 
-/// `ex` carrying `origin` (null: `ex` unchanged).
+/// What the manager's controllers run on: the io_context's executor with an origin.
+using origin_executor = basic_origin_executor<boost::asio::io_context::executor_type>;
+
+/// `ex` carrying `origin`; `ex` unchanged when `origin` is null or `ex` is
+/// not an io_context's executor (or one already carrying an origin, whose
+/// origin is replaced).
 boost::asio::any_io_executor with_write_origin(boost::asio::any_io_executor ex, const write_origin* origin);
 
 /// The origin `ex` carries; null when it carries none.

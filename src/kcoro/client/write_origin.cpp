@@ -7,7 +7,8 @@ boost::asio::any_io_executor with_write_origin(boost::asio::any_io_executor ex, 
     // Wrapping an origin_executor again replaces its origin rather than
     // nesting wrappers (write_origin_of reads the outermost only).
     if (const auto* o = ex.target<origin_executor>()) return origin_executor(o->inner(), origin);
-    return origin_executor(std::move(ex), origin);
+    if (const auto* io = ex.target<boost::asio::io_context::executor_type>()) return origin_executor(*io, origin);
+    return ex;
 }
 
 const write_origin* write_origin_of(const boost::asio::any_io_executor& ex) noexcept {
