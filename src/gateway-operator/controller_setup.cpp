@@ -40,7 +40,7 @@ std::vector<std::string> index_by_instance(const json::object& obj) {
     return {key->str()};
 }
 
-std::vector<kcoro::object_key> registration_to_instances(runtime::informer_factory& cache, const json::object& obj) {
+std::vector<runtime::mapped_key> registration_to_instances(runtime::informer_factory& cache, const json::object& obj) {
     auto cm = as_config_map(obj);
     if (!cm) {
         return {};
@@ -49,15 +49,16 @@ std::vector<kcoro::object_key> registration_to_instances(runtime::informer_facto
     if (uid == cm->metadata.labels.end() || uid->second.empty()) {
         return {};
     }
-    std::vector<kcoro::object_key> keys;
+    std::vector<runtime::mapped_key> keys;
     for (const auto& gi : cache.by_index(gateway_instances(), uid_index, uid->second)) {
-        keys.push_back(kcoro::key_of(*gi));
+        keys.emplace_back(kcoro::key_of(*gi), uid->second);
     }
     if (keys.empty()) {
         // No cached instance has its uid (gone, or not seen yet): the pass of
-        // the instance its data names deletes it if it is an orphan.
+        // the instance its data names deletes it if it is an orphan; sharded,
+        // on the replica that owns the uid (no other holds the instance).
         if (auto key = registration_instance(*cm)) {
-            keys.push_back(std::move(*key));
+            keys.emplace_back(std::move(*key), uid->second);
         }
     }
     return keys;
@@ -127,6 +128,9 @@ operator_handle setup(kcoro::server::manager& mgr, reconciler_options opts) {
                  .for_<gateway_instance>()
                  .owns<kcoro::k8s::deployment>()
                  .owns<kcoro::k8s::service>()
+                 // Sharded: the server sends each replica its own children
+                 // (apply_owned stamps their owner-bucket label).
+                 .shard_children_by_label()
                  .watches(registrations,
                           [&cache](const json::object& cm) { return registration_to_instances(cache, cm); })
                  .event_source(std::string(event_source))

@@ -65,11 +65,13 @@ std::vector<std::string> index_by_instance(const boost::json::object& cm);
 /// A cached object as a ConfigMap; nullopt when it does not decode as one.
 std::optional<kcoro::k8s::config_map> as_config_map(const boost::json::object& obj);
 
-/// The instances a registration ConfigMap belongs to: its uid label looked up
-/// in the GatewayInstance cache, else the instance its data names (pure given
-/// the factory).
-std::vector<kcoro::object_key> registration_to_instances(kcoro::runtime::informer_factory& cache,
-                                                         const boost::json::object& cm);
+/// The instances a registration ConfigMap belongs to, each with the uid its
+/// label names: that uid looked up in the GatewayInstance cache, else the
+/// instance its data names (pure given the factory). The uid lets a sharded
+/// replica own the key of an instance already deleted: a registration whose
+/// create landed after the finalizer ran is still cleaned up.
+std::vector<kcoro::runtime::mapped_key> registration_to_instances(kcoro::runtime::informer_factory& cache,
+                                                                  const boost::json::object& cm);
 
 /// What setup() made: the controller is owned by the manager.
 struct operator_handle {

@@ -5,6 +5,7 @@
 // tombstones; owned objects follow their controller owner's uid; a server
 // that ignores shardSelector is detected and the client filters.
 #include <kcoro/runtime/informer.hpp>
+#include <kcoro/runtime/shard_bucket.hpp>
 #include <kcoro/runtime/shard_ring.hpp>
 #include <kcoro/runtime/shard_scope.hpp>
 #include <kcoro/runtime/watcher.hpp>
@@ -137,6 +138,19 @@ struct recorder {
     }
 };
 
+// Owners need not exist for the filter: the reference's uid decides.
+// Varied in the first bytes: FNV-1a of strings differing only in their last
+// bytes lands in a narrow arc (docs/sharding.md).
+std::string owner_uid_of(int i) { return std::to_string(1000 + i) + "0000-0000-4000-8000-000000000000"; }
+
+// ConfigMap child-<i>, controlled by p<i> of uid `owner_uid`.
+json::object child_of(int i, const std::string& owner_uid) {
+    return json::parse(R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"child-)" + std::to_string(i) +
+                       R"(","ownerReferences":[{"apiVersion":"v1","kind":"ConfigMap","name":"p)" + std::to_string(i) +
+                       R"(","uid":")" + owner_uid + R"(","controller":true}]}})")
+        .as_object();
+}
+
 } // namespace
 
 TEST_CASE("sharded informer by uid: only the share is cached; grown share relists, shrunk share evicts") {
@@ -207,15 +221,7 @@ TEST_CASE("sharded informer by controller owner: children follow their owner's u
     harness h;
     std::vector<object_ptr> children;
     for (int i = 0; i < 30; ++i) {
-        // Owners need not exist for the filter: the reference's uid decides.
-        // Varied in the first bytes: FNV-1a of strings differing only in
-        // their last bytes lands in a narrow arc (docs/sharding.md).
-        const std::string owner_uid = std::to_string(1000 + i) + "0000-0000-4000-8000-000000000000";
-        auto o = json::parse(R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"child-)" +
-                             std::to_string(i) + R"(","ownerReferences":[{"apiVersion":"v1","kind":"ConfigMap","name":"p)" +
-                             std::to_string(i) + R"(","uid":")" + owner_uid + R"(","controller":true}]}})")
-                     .as_object();
-        children.push_back(h.create(o));
+        children.push_back(h.create(child_of(i, owner_uid_of(i))));
     }
     h.create("orphan");  // no controller owner: no replica caches it
     const auto low = expected(children, lower, rt::shard_by::controller_owner);
@@ -252,6 +258,76 @@ TEST_CASE("sharded informer by controller owner: children follow their owner's u
     REQUIRE_MESSAGE(p, (p ? "" : p.error().message()));
     REQUIRE(h.until([&] { return inf.cache().get({"default", moved}) == nullptr; }));
     CHECK(inf.cache().size() == low.size() - 1);
+}
+
+TEST_CASE("sharded informer by controller owner bucket: the server sends only the share's labelled children; the selector follows the share") {
+    harness h;
+    std::vector<object_ptr> labelled, unlabelled;
+    for (int i = 0; i < 40; ++i) {
+        const std::string owner_uid = owner_uid_of(i);
+        auto o = child_of(i, owner_uid);
+        // Every fourth child was written without the helpers: no label.
+        if (i % 4 == 3) {
+            unlabelled.push_back(h.create(o));
+        } else {
+            rt::stamp_shard_bucket(o, owner_uid);
+            labelled.push_back(h.create(o));
+        }
+    }
+    h.create("orphan");
+    const auto low = expected(labelled, lower, rt::shard_by::controller_owner);
+    const auto high = expected(labelled, upper, rt::shard_by::controller_owner);
+    REQUIRE_FALSE(low.empty());
+    REQUIRE_FALSE(high.empty());
+    REQUIRE_FALSE(expected(unlabelled, lower, rt::shard_by::controller_owner).empty());
+
+    rt::informer inf(*h.c, h.clk, h.ioc.get_executor(), options(rt::shard_by::controller_owner_bucket));
+    running r(h, inf);
+    inf.set_shard(lower);
+    const std::chrono::nanoseconds bound = 1min;
+    REQUIRE(h.run(inf.wait_for_sync(bound)));
+    // The lower half is buckets 000-1ff: the server selected the labelled
+    // children of the share; the unlabelled ones of the share never came.
+    const auto& sel = inf.source().target().label_selector;
+    CHECK(sel.starts_with("kcoro.io/shard-bucket in (000,001,"));
+    CHECK(sel.ends_with(",1fe,1ff)"));
+    CHECK(names_in(inf) == low);
+    CHECK(inf.source().target().shard_selector.empty());  // KEP-5866 cannot select by an owner
+
+    // Grown to the whole space: no requirement, a relist; now the server
+    // sends every child, the client keeps those with a controller owner.
+    inf.set_shard(everything);
+    auto all = expected(labelled, everything, rt::shard_by::controller_owner);
+    for (const auto& n : expected(unlabelled, everything, rt::shard_by::controller_owner)) all.insert(n);
+    REQUIRE(h.until([&] { return names_in(inf) == all; }));
+    CHECK(inf.source().target().label_selector.empty());
+
+    // Shrunk to the upper half: the lower half is evicted, no relist (a
+    // narrower selector needs none); the next list or watch asks for the
+    // upper buckets. The unlabelled children of the upper half, listed
+    // while the share was everything, stay: they are of the share.
+    inf.set_shard(upper);
+    auto upper_now = high;
+    for (const auto& n : expected(unlabelled, upper, rt::shard_by::controller_owner)) upper_now.insert(n);
+    REQUIRE(h.until([&] { return names_in(inf) == upper_now; }));
+    CHECK(inf.source().target().label_selector.starts_with("kcoro.io/shard-bucket in (200,201,"));
+    // Moved to the lower half (gained: a relist with the lower buckets).
+    inf.set_shard(lower);
+    REQUIRE(h.until([&] { return names_in(inf) == low; }));
+    CHECK(inf.source().target().label_selector.ends_with(",1fe,1ff)"));
+    // A labelled child of the share created now arrives by the watch.
+    const std::string owner_uid = [] {
+        for (int i = 0;; ++i) {
+            auto u = std::to_string(7000 + i) + "aaaa-0000-4000-8000-000000000000";
+            if (rt::contains(lower, rt::fnv1a64(u))) return u;
+        }
+    }();
+    auto late = json::parse(R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"late","ownerReferences":[{"apiVersion":"v1","kind":"ConfigMap","name":"q","uid":")" +
+                            owner_uid + R"(","controller":true}]}})")
+                    .as_object();
+    rt::stamp_shard_bucket(late, owner_uid);
+    h.create(late);
+    REQUIRE(h.until([&] { return inf.cache().get({"default", "late"}) != nullptr; }));
 }
 
 TEST_CASE("sharded informer by uid on a server with ShardedListAndWatch: the server filters, the selector follows the share") {

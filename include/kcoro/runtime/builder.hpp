@@ -64,6 +64,8 @@ public:
     builder& owns(const group_version_resource& gvr, std::vector<predicate> predicates = {});
     /// Any resource, mapped by `fn`.
     builder& watches(informer_key key, map_func fn, std::vector<predicate> predicates = {});
+    /// As watches(); the map names each key's primary uid (event_sources.hpp: mapped_key).
+    builder& watches(informer_key key, uid_map_func fn, std::vector<predicate> predicates = {});
     builder& with_event_filter(predicate p);
     builder& with_options(controller_options opts);
 
@@ -76,7 +78,7 @@ private:
         source_kind kind;
         informer_key key;
         std::vector<predicate> predicates;
-        map_func map;
+        uid_map_func map;  // mapped: a map_func's keys carry no uid
     };
     void check() const;
     void wire(controller& c);

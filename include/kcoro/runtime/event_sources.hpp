@@ -44,6 +44,24 @@ struct group_kind {
 /// Maps an object to the keys to reconcile.
 using map_func = std::function<std::vector<object_key>(const boost::json::object& obj)>;
 
+/// A key a watched object maps to, with the uid of the primary it stands
+/// for when the object tells it (a label naming its instance's uid, say).
+struct mapped_key {
+    explicit mapped_key(object_key k, std::string uid = {}) : key(std::move(k)), primary_uid(std::move(uid)) {}
+    object_key key;
+    std::string primary_uid;
+};
+/// Maps an object to keys and their primaries' uids. Why: a sharded
+/// controller queues a key only when it knows the key's hash; from a plain
+/// map_func it reads it from the primary cache, so an object mapped to a
+/// primary that is gone (deleted, its cache entry with it) reaches no
+/// replica, and a clean-up it needs (an external record created late,
+/// after the primary's finalizer ran) never happens. With the uid, the
+/// replica owning fnv1a64(uid) queues it (docs/sharding.md, "Watched objects").
+using uid_map_func = std::function<std::vector<mapped_key>(const boost::json::object& obj)>;
+/// `fn`'s keys with no uid (gated on the primary cache's hash, as before).
+uid_map_func with_no_uid(map_func fn);
+
 /// Pure: the key of `obj`'s controller owner when that owner is of `owner`'s
 /// group and kind (owners are in the object's namespace; cluster-scoped
 /// owners when `owner_cluster_scoped`).
@@ -57,5 +75,8 @@ event_handlers enqueue_for_owner(controller& c, group_kind owner, predicate p = 
                                  bool owner_cluster_scoped = false);
 /// Enqueues whatever `fn` maps the object to.
 event_handlers enqueue_from_map(controller& c, map_func fn, predicate p = {});
+/// As enqueue_from_map; sharded, a key with a uid is gated on fnv1a64(uid)
+/// (the cached primary's hash still decides when the reconcile starts).
+event_handlers enqueue_from_uid_map(controller& c, uid_map_func fn, predicate p = {});
 
 } // namespace kcoro::runtime

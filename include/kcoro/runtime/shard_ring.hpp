@@ -19,7 +19,13 @@
 // as far apart as 0.35 and 1.43 of the fair one; mixed, with 256 points per
 // member, the worst member of a random ring of 3 is within 6% of fair in
 // the median and outside 15% for about 1 ring in 70.
+// Each point then moves to the end of its bucket (the top 10 bits,
+// shard_bucket.hpp), so that every member's ranges are whole buckets and
+// the owner-bucket label selects exactly a share; within a bucket the
+// lowest unquantized point takes it.
 // The assignment depends on the member set only, never on insertion order.
+// It is part of the protocol: replicas computing it differently (another
+// version of this rule) must not share a ring name.
 //
 // Thread safety: a value; const members may be called concurrently.
 #pragma once
@@ -101,15 +107,28 @@ public:
     /// shard_selector(ranges_of(m), f); nullopt when m owns nothing.
     std::optional<std::string> selector_of(std::string_view m, shard_field f = shard_field::uid) const;
 
-    /// A member's point for virtual node i (exposed for tests and tools).
+    /// A member's point for virtual node i before it is moved to the end
+    /// of its bucket (exposed for tests and tools).
     static std::uint64_t point_of(std::string_view member, int i);
 
 private:
     std::vector<std::string> members_;
     int virtual_nodes_;
-    // (point, index into members_), sorted; equal points order by member
-    // name, so the first member takes the point.
-    std::vector<std::pair<std::uint64_t, std::uint32_t>> points_;
+    // Each point sits at the end of its bucket (shard_bucket.hpp), so that
+    // every range is whole buckets; points in one bucket order by their
+    // unquantized place (`raw`, then the member), and the first takes the
+    // bucket: a fair draw, not the member whose name sorts first.
+    struct point {
+        std::uint64_t at;
+        std::uint64_t raw;
+        std::uint32_t member;  // index into members_
+        friend bool operator<(const point& a, const point& b) noexcept {
+            if (a.at != b.at) return a.at < b.at;
+            if (a.raw != b.raw) return a.raw < b.raw;
+            return a.member < b.member;
+        }
+    };
+    std::vector<point> points_;
 };
 
 } // namespace kcoro::runtime

@@ -8,8 +8,9 @@
 //
 // Children follow their owner: a controller's owned objects hash to the
 // replica that reconciles their controller owner. Only `uid` can be asked of
-// the server (KEP-5866 selects by object.metadata.uid or namespace); an
-// owner's uid is filtered on the client.
+// the server by KEP-5866 (it selects by object.metadata.uid or namespace); an
+// owner's uid is filtered on the client, after the server selected the
+// owner buckets where the children carry the label (controller_owner_bucket).
 #pragma once
 
 #include <boost/json/object.hpp>
@@ -24,6 +25,10 @@ enum class shard_by {
     none,              // not sharded: every object
     uid,               // the object's own uid (a controller's primary)
     controller_owner,  // its controller owner reference's uid (owns())
+    // As controller_owner, and the lists and watches ask the server for the
+    // share's owner buckets (label kcoro.io/shard-bucket, shard_bucket.hpp):
+    // owns() of a controller built with shard_children_by_label().
+    controller_owner_bucket,
 };
 
 std::string_view to_string(shard_by s) noexcept;

@@ -115,6 +115,9 @@ public:
     /// The shardSelector of the next list and watch requests (empty: none);
     /// the request in flight keeps the one it was sent with.
     void set_shard_selector(std::string selector) { target_.shard_selector = std::move(selector); }
+    /// The label selector of the next list and watch (a sharded informer's
+    /// owner buckets; as with the shardSelector, a wider one needs a relist).
+    void set_label_selector(std::string selector) { target_.label_selector = std::move(selector); }
     /// metadata.shardInfo.selector of the last list page answered: the
     /// selector the server applied; nullopt when it applied none.
     const std::optional<std::string>& last_list_shard_selector() const noexcept { return last_list_shard_; }

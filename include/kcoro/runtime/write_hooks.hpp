@@ -46,6 +46,11 @@ struct helper_options {
     /// Told of every write a helper sent, once answered (may be empty).
     std::function<void(const write_record&)> on_write;
     finalizer_guard guard = finalizer_guard::finalizers;
+    /// A sharded controller's reconcile (set by the controller): apply_owned
+    /// and create_or_patch stamp the owner-bucket label on the children
+    /// they write (shard_bucket.hpp), so that the server can select a
+    /// replica's children.
+    bool stamp_shard_bucket = false;
 };
 
 } // namespace kcoro::runtime

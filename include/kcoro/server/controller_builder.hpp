@@ -101,6 +101,11 @@ public:
     /// Any resource, mapped to keys by `fn`.
     controller_builder& watches(runtime::informer_key key, runtime::map_func fn,
                                 std::vector<runtime::predicate> predicates = {});
+    /// Any resource, mapped to keys and their primaries' uids by `fn`: with
+    /// --sharding-ring a key whose primary is not cached (deleted) still
+    /// reaches the replica owning its uid (runtime/event_sources.hpp).
+    controller_builder& watches(runtime::informer_key key, runtime::uid_map_func fn,
+                                std::vector<runtime::predicate> predicates = {});
     // Typed sources: the resource (and its kind, added to the manager's
     // resource table when missing) from resource_traits<T>, so the type and
     // the resource watched cannot disagree.
@@ -134,6 +139,14 @@ public:
     /// Not sharded under --sharding-ring: runs only on the replica holding
     /// the leader Lease (--leader-elect), every key, as without sharding.
     controller_builder& singleton();
+    /// Sharded, the owns() informers ask the server for this replica's
+    /// children only: those whose owner-bucket label (kcoro.io/shard-bucket,
+    /// runtime/shard_bucket.hpp) is in its share, instead of receiving every
+    /// child and dropping the others after decoding. The label is stamped by
+    /// apply_owned and create_or_patch; a child written otherwise must carry
+    /// it (runtime::stamp_shard_bucket) or this replica never sees it.
+    /// No effect without --sharding-ring or with singleton().
+    controller_builder& shard_children_by_label();
 
     /// Builds the controller, adds it to the manager, returns it.
     runtime::controller& complete(runtime::reconcile_context_func r);
@@ -189,7 +202,7 @@ private:
         enum class role { primary, owned, mapped } kind;
         runtime::informer_key key;
         std::vector<runtime::predicate> predicates;
-        runtime::map_func map;
+        runtime::uid_map_func map;
     };
     /// The informer key `s` is read through: with sharding on (and not a
     /// singleton) the primary's and owned keys filter to the share.
@@ -205,6 +218,7 @@ private:
     runtime::hot_loop_options hot_loop_{};
     runtime::rate_limiter_options rate_limiter_{};
     bool singleton_ = false;
+    bool children_by_label_ = false;
 };
 
 template <typed::resource_type T>

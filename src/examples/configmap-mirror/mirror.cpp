@@ -79,6 +79,9 @@ kcoro::runtime::controller& add_to(kcoro::server::manager& mgr, reconciler& rec)
     return mgr.controller(std::string(controller_name))
         .for_(parents_key())
         .owns(children_key())
+        // Sharded: the server sends each replica its own children
+        // (apply_owned stamps their owner-bucket label).
+        .shard_children_by_label()
         .complete([&rec](const kcoro::runtime::reconcile_context& ctx) { return rec.reconcile(ctx); });
 }
 

@@ -1,5 +1,7 @@
 #include <kcoro/runtime/apply_owned.hpp>
 
+#include <kcoro/runtime/shard_bucket.hpp>
+
 #include <kcoro/client/client.hpp>
 #include <kcoro/core/apply_drift.hpp>
 #include <kcoro/runtime/event_recorder.hpp>
@@ -34,6 +36,7 @@ asio::awaitable<result<write_result>> apply_owned(client::client& c, group_versi
     if (auto set = set_controller_reference(desired, *owner); !set) {
         co_return set.error();
     }
+    if (opts.helpers.stamp_shard_bucket) stamp_shard_bucket(desired, uid_of(*owner));
     // managedFields may not be applied (the server answers 400).
     if (auto* meta = desired.if_contains("metadata"); meta && meta->is_object()) {
         meta->as_object().erase("managedFields");

@@ -63,6 +63,10 @@ builder& builder::owns(const group_version_resource& gvr, std::vector<predicate>
 }
 
 builder& builder::watches(informer_key key, map_func fn, std::vector<predicate> predicates) {
+    return watches(std::move(key), with_no_uid(std::move(fn)), std::move(predicates));
+}
+
+builder& builder::watches(informer_key key, uid_map_func fn, std::vector<predicate> predicates) {
     sources_.push_back({source_kind::mapped, std::move(key), std::move(predicates), std::move(fn)});
     return *this;
 }
@@ -100,7 +104,7 @@ void builder::wire(controller& c) {
             c.watch(inf, enqueue_for_owner(c, *primary_kind_, std::move(p)));
             break;
         case source_kind::mapped:
-            c.watch(inf, enqueue_from_map(c, src.map, std::move(p)));
+            c.watch(inf, enqueue_from_uid_map(c, src.map, std::move(p)));
             break;
         }
     }

@@ -336,6 +336,7 @@ asio::awaitable<void> controller::impl::process(object_key key) {
     }
     if (sharded()) {
         ctx.owns_uid = [owns = &opts.sharding.owns](std::string_view uid) { return (*owns)(fnv1a64(uid)); };
+        ctx.helpers.stamp_shard_bucket = true;
     }
     // This reconcile's write counts live in a slot of the controller; the
     // hook names the slot and the reconcile's serial (small and trivially

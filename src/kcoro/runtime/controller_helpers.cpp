@@ -2,6 +2,7 @@
 
 #include <kcoro/client/client.hpp>
 #include <kcoro/core/json_merge_patch.hpp>
+#include <kcoro/runtime/shard_bucket.hpp>
 
 #include <boost/json/serialize.hpp>
 
@@ -225,6 +226,7 @@ asio::awaitable<result<write_result>> create_or_patch(client::client& c, group_v
         if (!set) {
             co_return set.error();
         }
+        if (opts.stamp_shard_bucket) stamp_shard_bucket(desired, uid_of(*owner));
     }
     const object_key key = key_of(desired);
     auto current = co_await c.get(gvr, key);

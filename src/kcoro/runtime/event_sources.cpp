@@ -123,15 +123,31 @@ event_handlers enqueue_for_owner(controller& c, group_kind owner, predicate p, b
         std::move(p));
 }
 
+uid_map_func with_no_uid(map_func fn) {
+    return [fn = std::move(fn)](const boost::json::object& o) {
+        std::vector<mapped_key> out;
+        for (auto& k : fn(o)) out.emplace_back(std::move(k));
+        return out;
+    };
+}
+
 event_handlers enqueue_from_map(controller& c, map_func fn, predicate p) {
+    // Sharded: no uid from the event; enqueue() reads the key's hash from
+    // the primary cache, so only keys this replica owns are queued.
+    return enqueue_from_uid_map(c, with_no_uid(std::move(fn)), std::move(p));
+}
+
+event_handlers enqueue_from_uid_map(controller& c, uid_map_func fn, predicate p) {
     return make_handlers(
         c,
-        // Sharded: no hash from the event; enqueue() reads the key's hash
-        // from the primary cache, so only keys this replica owns are queued.
-        [fn = std::move(fn)](const boost::json::object& o, bool) {
+        // Sharded: the primary's uid where the object tells it, so that a key
+        // whose primary is not cached (deleted) still reaches its owner.
+        [fn = std::move(fn)](const boost::json::object& o, bool hashed) {
             std::vector<target> out;
             try {
-                for (auto& k : fn(o)) out.push_back({std::move(k), std::nullopt});
+                for (auto& k : fn(o)) {
+                    out.push_back({std::move(k.key), hashed ? uid_hash(k.primary_uid) : std::nullopt});
+                }
             } catch (...) {
                 out.clear();  // a throwing map function maps nothing
             }

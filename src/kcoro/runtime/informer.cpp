@@ -1,5 +1,7 @@
 #include <kcoro/runtime/informer.hpp>
 
+#include <kcoro/runtime/shard_bucket.hpp>
+
 #include <algorithm>
 
 #include <kcoro/client/client.hpp>
@@ -260,6 +262,16 @@ struct informer::impl {
                 shard_selector = *sel;
                 w.set_shard_selector(*sel);
             }
+        }
+        if (opts.key.shard == shard_by::controller_owner_bucket && !shard_held.empty()) {
+            // The owner buckets of the share, with the informer's own
+            // selector; every bucket: the own selector alone.
+            std::string sel = opts.key.label_selector;
+            if (auto buckets = shard_bucket_selector(shard_held)) {
+                if (!sel.empty()) sel += ',';
+                sel += *buckets;
+            }
+            w.set_label_selector(std::move(sel));
         }
         if (!shard_ready) {
             if (shard_held.empty()) return;  // never list for an empty share

@@ -1,5 +1,7 @@
 #include <kcoro/runtime/shard_ring.hpp>
 
+#include <kcoro/runtime/shard_bucket.hpp>
+
 #include <algorithm>
 #include <iterator>
 #include <cstdio>
@@ -157,7 +159,10 @@ shard_ring::shard_ring(std::vector<std::string> members, int virtual_nodes)
     members_.erase(std::unique(members_.begin(), members_.end()), members_.end());
     points_.reserve(members_.size() * static_cast<std::size_t>(virtual_nodes_));
     for (std::uint32_t m = 0; m < members_.size(); ++m) {
-        for (int i = 0; i < virtual_nodes_; ++i) points_.emplace_back(point_of(members_[m], i), m);
+        for (int i = 0; i < virtual_nodes_; ++i) {
+            const auto raw = point_of(members_[m], i);
+            points_.push_back({shard_bucket_end(raw), raw, m});
+        }
     }
     std::sort(points_.begin(), points_.end());
 }
@@ -169,9 +174,9 @@ bool shard_ring::has_member(std::string_view m) const noexcept {
 std::string_view shard_ring::owner_of(std::uint64_t h) const noexcept {
     if (points_.empty()) return {};
     auto it = std::lower_bound(points_.begin(), points_.end(), h,
-                               [](const auto& p, std::uint64_t v) { return p.first < v; });
+                               [](const point& p, std::uint64_t v) { return p.at < v; });
     if (it == points_.end()) it = points_.begin();  // past the last point: wrap
-    return members_[it->second];
+    return members_[it->member];
 }
 
 hash_ranges shard_ring::ranges_of(std::string_view m) const {
@@ -180,16 +185,16 @@ hash_ranges shard_ring::ranges_of(std::string_view m) const {
     const auto idx = static_cast<std::uint32_t>(found - members_.begin());
     hash_ranges out;
     for (std::size_t i = 0; i < points_.size(); ++i) {
-        if (points_[i].second != idx) continue;
-        const auto p = points_[i].first;
+        if (points_[i].member != idx) continue;
+        const auto p = points_[i].at;
         if (i == 0) {
             // The first point owns [0, p] and the wrap-around above the last point.
             out.push_back({0, p});
-            const auto last = points_.back().first;
+            const auto last = points_.back().at;
             if (last != top) out.push_back({last + 1, top});
-        } else if (points_[i - 1].first != p) {
-            out.push_back({points_[i - 1].first + 1, p});
-        }  // else an equal point of an earlier member took it
+        } else if (points_[i - 1].at != p) {
+            out.push_back({points_[i - 1].at + 1, p});
+        }  // else an earlier point of the same bucket took it
     }
     return normalize(std::move(out));
 }

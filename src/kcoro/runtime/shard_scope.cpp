@@ -10,6 +10,7 @@ std::string_view to_string(shard_by s) noexcept {
     case shard_by::none: return "none";
     case shard_by::uid: return "uid";
     case shard_by::controller_owner: return "controller-owner";
+    case shard_by::controller_owner_bucket: return "controller-owner-bucket";
     }
     return "?";
 }
@@ -23,7 +24,8 @@ std::optional<std::uint64_t> shard_hash_of(const boost::json::object& obj, shard
         if (uid.empty()) return std::nullopt;
         return fnv1a64(uid);
     }
-    case shard_by::controller_owner: {
+    case shard_by::controller_owner:
+    case shard_by::controller_owner_bucket: {
         auto ref = controller_of(obj);
         if (!ref || ref->uid.empty()) return std::nullopt;
         return fnv1a64(ref->uid);

@@ -52,6 +52,11 @@ controller_builder& controller_builder::owns(runtime::informer_key key, std::vec
 
 controller_builder& controller_builder::watches(runtime::informer_key key, runtime::map_func fn,
                                                 std::vector<runtime::predicate> predicates) {
+    return watches(std::move(key), runtime::with_no_uid(std::move(fn)), std::move(predicates));
+}
+
+controller_builder& controller_builder::watches(runtime::informer_key key, runtime::uid_map_func fn,
+                                                std::vector<runtime::predicate> predicates) {
     sources_.push_back({source::role::mapped, std::move(key), std::move(predicates), std::move(fn)});
     return *this;
 }
@@ -83,6 +88,11 @@ controller_builder& controller_builder::hot_loop(runtime::hot_loop_options opts)
 
 controller_builder& controller_builder::rate_limiter(runtime::rate_limiter_options opts) {
     rate_limiter_ = opts;
+    return *this;
+}
+
+controller_builder& controller_builder::shard_children_by_label() {
+    children_by_label_ = true;
     return *this;
 }
 
@@ -126,7 +136,9 @@ runtime::informer_key controller_builder::cache_key(const source& s) const {
     if (singleton_ || !mgr_.shard()) return s.key;
     switch (s.kind) {
     case source::role::primary: return mgr_.controller_key(s.key, runtime::shard_by::uid);
-    case source::role::owned: return mgr_.controller_key(s.key, runtime::shard_by::controller_owner);
+    case source::role::owned:
+        return mgr_.controller_key(s.key, children_by_label_ ? runtime::shard_by::controller_owner_bucket
+                                                             : runtime::shard_by::controller_owner);
     case source::role::mapped: break;
     }
     return s.key;

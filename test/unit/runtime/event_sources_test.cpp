@@ -3,6 +3,7 @@
 #include <kcoro/runtime/event_sources.hpp>
 
 #include <kcoro/runtime/controller.hpp>
+#include <kcoro/runtime/shard_ring.hpp>
 
 #include <boost/asio/io_context.hpp>
 #include <boost/json/parse.hpp>
@@ -105,4 +106,43 @@ TEST_CASE("predicates filter; a throwing map function maps nothing") {
     CHECK(h.keys().empty());
     mapped.on_add(child);
     CHECK(h.keys() == std::vector<object_key>{{"ns", "a"}, {"ns", "b"}});
+}
+
+TEST_CASE("sharded: a mapped key whose primary is not cached reaches the replica owning the uid the map names") {
+    // A registration-like object names an instance that is gone (nothing
+    // cached): with a plain map no replica queues its key; with the uid,
+    // the replica owning fnv1a64(uid) does, and no other.
+    asio::io_context ioc;
+    kcoro::io::manual_clock clk;
+    auto make = [&](bool lower_half) {
+        controller_options o;
+        o.name = lower_half ? "low" : "high";
+        o.sharding.owns = [lower_half](std::uint64_t h) { return (h < (std::uint64_t{1} << 63)) == lower_half; };
+        o.sharding.hash_of = [](const object_key&) -> std::optional<std::uint64_t> { return std::nullopt; };
+        return std::make_unique<controller>(ioc.get_executor(), clk, o,
+                                            [](const object_key&) -> asio::awaitable<kcoro::result<reconcile_result>> {
+                                                co_return reconcile_result{};
+                                            });
+    };
+    auto low = make(true);
+    auto high = make(false);
+    std::string uid;
+    for (int i = 0; uid.empty(); ++i) {
+        const auto u = "uid-" + std::to_string(i);
+        if (fnv1a64(u) < (std::uint64_t{1} << 63)) uid = u;
+    }
+    const object_key key{"ns", "gone"};
+    const auto record = obj(R"({"kind":"ConfigMap","metadata":{"name":"registration","namespace":"ops"}})");
+    for (auto* c : {low.get(), high.get()}) {
+        enqueue_from_map(*c, [&](const json::object&) { return std::vector<object_key>{key}; }).on_add(record);
+        CHECK(c->queue().queue().len() == 0);  // the gap: nobody
+        enqueue_from_uid_map(*c, [&](const json::object&) { return std::vector<mapped_key>{mapped_key(key, uid)}; })
+            .on_add(record);
+    }
+    CHECK(low->queue().queue().len() == 1);
+    CHECK(high->queue().queue().len() == 0);
+    // No uid: as a plain map.
+    enqueue_from_uid_map(*low, [&](const json::object&) { return std::vector<mapped_key>{mapped_key({"ns", "other"})}; })
+        .on_add(record);
+    CHECK(low->queue().queue().len() == 1);
 }

@@ -1,5 +1,10 @@
 #include <kcoro/runtime/shard_ring.hpp>
 
+#include <kcoro/core/label_selector.hpp>
+#include <kcoro/runtime/shard_bucket.hpp>
+
+#include <boost/json/parse.hpp>
+
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -203,4 +208,69 @@ TEST_CASE("edge cases: empty ring, one member, non-members") {
     REQUIRE(sel.has_value());
     CHECK(std::count(sel->begin(), sel->end(), '|') == 2 * static_cast<long>(rs.size() - 1));
     for (const auto& r : rs) CHECK(sel->find("'" + hash_hex(r.first) + "', '" + end_hex(r) + "'") != std::string::npos);
+}
+
+// --- the owner-bucket label (shard_bucket.hpp) ---------------------------
+
+TEST_CASE("owner buckets: the top 10 bits, written as 3 hex digits") {
+    CHECK(shard_buckets == 1024);
+    CHECK(shard_bucket_of(0) == 0);
+    CHECK(shard_bucket_of(top) == 1023);
+    CHECK(shard_bucket_of(0xa9c0000000000000ULL) == 0x2a7);
+    CHECK(shard_bucket_end(0xa9c0000000000001ULL) == 0xa9ffffffffffffffULL);
+    CHECK(shard_bucket_value(0) == "000");
+    CHECK(shard_bucket_value(0x2a7) == "2a7");
+    CHECK(shard_bucket_value(1023) == "3ff");
+    CHECK_FALSE(shard_bucket_selector(hash_ranges{}).has_value());
+    CHECK_FALSE(shard_bucket_selector(hash_ranges{{0, top}}).has_value());  // every bucket: no requirement
+    CHECK(shard_bucket_selector(hash_ranges{{0, shard_bucket_end(0)}}) == "kcoro.io/shard-bucket in (000)");
+    // A range inside one bucket, another across three: every bucket touched.
+    const auto b = [](std::uint64_t n) { return n << 54; };
+    CHECK(shard_bucket_selector(hash_ranges{{b(5) + 7, b(5) + 9}, {b(0x10) + 1, b(0x12) + 1}}) ==
+          "kcoro.io/shard-bucket in (005,010,011,012)");
+}
+
+TEST_CASE("a ring's ranges are whole buckets: the members' bucket selectors partition the buckets and select every owned uid") {
+    for (int n : {1, 2, 3, 4}) {
+        CAPTURE(n);
+        const shard_ring ring(replicas(n));
+        std::map<std::string, kcoro::label_selector, std::less<>> selectors;
+        std::vector<int> claimed(shard_buckets, 0);
+        for (const auto& m : ring.members()) {
+            for (const auto& r : ring.ranges_of(m)) {
+                CHECK(r.first % (std::uint64_t{1} << 54) == 0);
+                CHECK((r.last == top || (r.last + 1) % (std::uint64_t{1} << 54) == 0));
+                for (auto bk = shard_bucket_of(r.first); bk <= shard_bucket_of(r.last); ++bk) ++claimed[bk];
+            }
+            const auto text = shard_bucket_selector(ring.ranges_of(m));
+            CHECK(text.has_value() == (n > 1));
+            auto parsed = kcoro::label_selector::parse(text.value_or(""));
+            REQUIRE(parsed);
+            selectors.emplace(m, *parsed);
+        }
+        CHECK(std::all_of(claimed.begin(), claimed.end(), [](int c) { return c == 1; }));
+        // A child stamped for a random owner is selected by its owner's
+        // replica only.
+        std::mt19937_64 rng(24);
+        for (int i = 0; i < 2000; ++i) {
+            const auto owner_uid = random_uid(rng);
+            boost::json::object child = boost::json::parse(R"({"metadata":{"name":"c","labels":{"role":"child"}}})").as_object();
+            stamp_shard_bucket(child, owner_uid);
+            const auto owner = ring.owner_of(fnv1a64(owner_uid));
+            int selected_by = 0;
+            for (const auto& [m, sel] : selectors) {
+                if (sel.matches_object(child)) {
+                    ++selected_by;
+                    CHECK(m == owner);
+                }
+            }
+            CHECK(selected_by == 1);
+            CHECK(child.at("metadata").at("labels").at("role") == "child");  // the other labels stay
+        }
+    }
+    // The label is added where the child has no labels or no metadata yet.
+    boost::json::object bare;
+    stamp_shard_bucket(bare, "x");
+    CHECK(bare.at("metadata").at("labels").at(shard_bucket_label).as_string() ==
+          shard_bucket_value(shard_bucket_of(fnv1a64("x"))));
 }
