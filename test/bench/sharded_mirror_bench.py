@@ -25,8 +25,10 @@ RssAnon, CPU and bytes read against (1-replica figure)/R.
 
   sharded_mirror_bench.py APISERVER MIRROR [--parents N] [--replicas 1,2,4]
                           [--modes server,client] [--timeout S] [--stagger S] [--keep]
+                          [--csv docs/img/shard_bench.csv]
 """
 import argparse
+import csv
 import json
 import os
 import shutil
@@ -226,6 +228,22 @@ def run(cfg, mode, replicas, work):
         server.wait()
 
 
+CSV_COLUMNS = ["parents", "mode", "replicas", "replica", "owned", "rss_anon_mb", "cpu_s", "mb_received",
+               "sync_s", "stagger_s"]
+
+
+def write_csv(cfg, mode, replicas, res):
+    """One row per replica of this run, appended (the header once)."""
+    new = not os.path.exists(cfg.csv) or os.path.getsize(cfg.csv) == 0
+    with open(cfg.csv, "a", newline="") as f:
+        w = csv.writer(f)
+        if new:
+            w.writerow(CSV_COLUMNS)
+        for i, r in enumerate(res["rows"]):
+            w.writerow([cfg.parents, mode, replicas, i, r["owned"], f"{r['anon_kb'] / 1024:.1f}",
+                        f"{r['cpu']:.2f}", f"{r['rchar'] / 1e6:.1f}", f"{res['sync']:.1f}", cfg.stagger])
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("apiserver")
@@ -236,6 +254,8 @@ def main():
     ap.add_argument("--timeout", type=float, default=900)
     ap.add_argument("--keep", action="store_true", help="keep the work directory (the logs)")
     ap.add_argument("--stagger", type=float, default=0.0, help="seconds between the replicas' starts")
+    ap.add_argument("--csv", help="append one row per replica per run to this file "
+                                  "(docs/img/shard_bench.csv: scripts/bench-plot draws it)")
     cfg = ap.parse_args()
     work = tempfile.mkdtemp(prefix="sharded-mirror-bench-")
     cfg.parents_file = os.path.join(work, "parents.yaml")
@@ -261,6 +281,8 @@ def main():
             if mode == "server" and not all(r["server_filtered"] for r in rows):
                 print("  a replica did not use the server's shardSelector")
                 ok = False
+            if cfg.csv:
+                write_csv(cfg, mode, replicas, res)
             if replicas == 1:
                 base = rows[0]
             elif base:
