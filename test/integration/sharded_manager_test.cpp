@@ -20,6 +20,7 @@
 #include <kcoro/core/resource.hpp>
 #include <kcoro/io/clock.hpp>
 #include <kcoro/runtime/shard_ring.hpp>
+#include <kcoro/runtime/watcher.hpp>
 
 #include <boost/asio/bind_cancellation_slot.hpp>
 #include <boost/asio/cancellation_signal.hpp>
@@ -65,6 +66,8 @@ struct replica {
 };
 
 struct harness : kcoro::test::harness {
+    harness() = default;
+    explicit harness(kcoro::test::harness_options o) : kcoro::test::harness(std::move(o)) {}
     kcoro::io::manual_clock& clk = manual_clock();
     ledger led;
     std::vector<std::unique_ptr<replica>> replicas;
@@ -85,6 +88,12 @@ struct harness : kcoro::test::harness {
                (kcoro::runtime::contains(f.active(), h) || kcoro::runtime::contains(f.draining(), h));
     }
 
+    // What the replicas shard by: the parent's uid, or its namespace.
+    bool namespaces = false;
+    std::uint64_t shard_hash(const json::object& parent) const {
+        return fnv1a64(namespaces ? kcoro::namespace_of(parent) : kcoro::uid_of(parent));
+    }
+
     asio::awaitable<kcoro::result<kcoro::runtime::reconcile_result>> reconcile(replica& r,
                                                                               const kcoro::runtime::reconcile_context& ctx) {
         const object_key key = ctx.key;
@@ -102,7 +111,7 @@ struct harness : kcoro::test::harness {
         // synced, holding the key (a reconcile starts only for a cached key
         // of this share; the parents are never deleted here).
         const auto cached = ctx.read_primary ? ctx.read_primary(key) : nullptr;
-        if (!cached || !holds(*r.mgr, fnv1a64(kcoro::uid_of(*cached)), clk.now())) ++led.primary_misses;
+        if (!cached || !holds(*r.mgr, shard_hash(*cached), clk.now())) ++led.primary_misses;
         // Work that takes time: a handover must wait for it.
         if (auto ec = co_await clk.sleep_for(300ms); ec) co_return kcoro::error(kcoro::kcoro_errc::cancelled, "cancelled");
         auto parent = co_await r.mgr->client().get(cms, key);
@@ -111,7 +120,7 @@ struct harness : kcoro::test::harness {
             co_return parent.error();
         }
         const auto uid = std::string(kcoro::uid_of(**parent));
-        if (!holds(*r.mgr, fnv1a64(uid), clk.now())) ++led.foreign_writes;
+        if (!holds(*r.mgr, shard_hash(**parent), clk.now())) ++led.foreign_writes;
         json::object child{{"apiVersion", "v1"},
                            {"kind", "ConfigMap"},
                            {"metadata",
@@ -140,7 +149,7 @@ struct harness : kcoro::test::harness {
         co_return kcoro::runtime::success();
     }
 
-    replica& start(const std::string& id, bool with_singleton = false) {
+    replica& start(const std::string& id, bool with_singleton = false, bool by_namespace = false) {
         auto r = std::make_unique<replica>();
         auto* raw = r.get();
         r->id = id;
@@ -155,8 +164,10 @@ struct harness : kcoro::test::harness {
         r->mgr = make_manager(o, manager_setup(id));
         kcoro::runtime::informer_key parents{.gvr = cms, .label_selector = "role=parent"};
         kcoro::runtime::informer_key children{.gvr = cms, .label_selector = "role=child"};
-        r->mgr->controller("mirror").for_(parents).owns(children).complete(
-            [this, raw](const kcoro::runtime::reconcile_context& ctx) { return reconcile(*raw, ctx); });
+        auto b = r->mgr->controller("mirror");
+        b.for_(parents).owns(children);
+        if (by_namespace) b.shard_by_namespace();
+        b.complete([this, raw](const kcoro::runtime::reconcile_context& ctx) { return reconcile(*raw, ctx); });
         if (with_singleton) {
             r->mgr->controller("census")
                 .for_(parents)
@@ -174,6 +185,20 @@ struct harness : kcoro::test::harness {
         return *raw;
     }
     std::map<std::string, int> census;
+    // r's parent and child informers (keyed as its sharded controller's)
+    // hold `n` objects each.
+    std::pair<kcoro::runtime::informer*, kcoro::runtime::informer*> caches_hold(replica& r, kcoro::runtime::shard_by parents_by,
+                                                                                kcoro::runtime::shard_by children_by, int n) {
+        kcoro::runtime::informer_key parents{.gvr = cms, .label_selector = "role=parent", .shard = parents_by};
+        kcoro::runtime::informer_key children{.gvr = cms, .label_selector = "role=child", .shard = children_by};
+        auto* pi = r.mgr->cache().find(parents);
+        auto* ci = r.mgr->cache().find(children);
+        REQUIRE(pi);
+        REQUIRE(ci);
+        CHECK(pi->cache().size() == static_cast<std::size_t>(n));
+        CHECK(ci->cache().size() == static_cast<std::size_t>(n));
+        return {pi, ci};
+    }
     // Every renewal of r's shard Lease answered 503 until the faults are cleared.
     void fail_shard_renewals(replica& r) {
         kcoro::apiserver::http::fault_rule f;
@@ -271,16 +296,7 @@ TEST_CASE("three managers on one ring: every parent reconciled by its owner only
     // Each replica's caches hold its share only (informers filtered by the
     // parent's uid, the children by their controller owner's): what it wrote.
     for (auto& r : h.replicas) {
-        kcoro::runtime::informer_key parents{.gvr = cms, .label_selector = "role=parent",
-                                             .shard = kcoro::runtime::shard_by::uid};
-        kcoro::runtime::informer_key children{.gvr = cms, .label_selector = "role=child",
-                                              .shard = kcoro::runtime::shard_by::controller_owner};
-        auto* pi = r->mgr->cache().find(parents);
-        auto* ci = r->mgr->cache().find(children);
-        REQUIRE(pi);
-        REQUIRE(ci);
-        CHECK(pi->cache().size() == static_cast<std::size_t>(by[r->id]));
-        CHECK(ci->cache().size() == static_cast<std::size_t>(by[r->id]));
+        h.caches_hold(*r, kcoro::runtime::shard_by::uid, kcoro::runtime::shard_by::controller_owner, by[r->id]);
         // No unsharded copy of the parents exists beside it.
         CHECK(r->mgr->cache().find({.gvr = cms, .label_selector = "role=parent"}) == nullptr);
     }
@@ -435,4 +451,74 @@ TEST_CASE("the leader's sharded reconcile that outlives its shard Lease cannot w
     h.server().faults().clear();
     CHECK(h.led.overlaps == 0);
     CHECK(h.led.foreign_writes == 0);
+}
+
+TEST_CASE("shard_by_namespace(): each namespace's parents reconciled by one replica; the server selects the namespaces") {
+    kcoro::test::harness_options o;
+    o.server.store.sharded_list_and_watch = true;  // --feature-gates=ShardedListAndWatch
+    harness h(o);
+    h.namespaces = true;
+    // 3 parents in each of 10 namespaces.
+    std::vector<std::string> nss;
+    for (int n = 0; n < 10; ++n) {
+        // Names that differ in their first byte (FNV-1a of strings that
+        // differ only at the end lands in a narrow arc, docs/sharding.md).
+        nss.push_back(std::string(1, static_cast<char>('a' + n)) + "-team");
+        json::object ns{{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", nss.back()}}}};
+        REQUIRE(h.run(h.admin().create(kcoro::resources::namespaces(), "", std::move(ns))));
+        for (int i = 0; i < 3; ++i) {
+            json::object cm{{"apiVersion", "v1"},
+                            {"kind", "ConfigMap"},
+                            {"metadata", {{"name", "p" + std::to_string(i)}, {"namespace", nss.back()}, {"labels", {{"role", "parent"}}}}},
+                            {"data", {{"v", "1"}}}};
+            REQUIRE(h.run(h.admin().create(cms, nss.back(), std::move(cm))));
+        }
+    }
+    h.start("r1", false, true);
+    h.start("r2", false, true);
+    const std::vector<std::string> both{"r1", "r2"};
+    kcoro::runtime::shard_ring ring(both);
+    // Every child written by the ring owner of its namespace.
+    auto children_by_namespace_owner = [&](std::map<std::string, int>* by) {
+        std::map<std::string, int> count;
+        for (const auto& ns : nss) {
+            for (int i = 0; i < 3; ++i) {
+                auto child = h.run(h.admin().get(cms, {ns, "p" + std::to_string(i) + "-child"}));
+                if (!child) return false;
+                const auto* w = (*child)->at("data").as_object().if_contains("writer");
+                if (!w || w->as_string() != ring.owner_of(fnv1a64(ns))) return false;
+                ++count[std::string(w->as_string())];
+            }
+        }
+        if (by) *by = count;
+        return true;
+    };
+    std::map<std::string, int> by;
+    REQUIRE(h.advance_until([&] { return h.shares_settled(both) && children_by_namespace_owner(&by); }, 60s));
+    MESSAGE("by namespace, 10 namespaces x 3 parents: children by r1/r2 " << by["r1"] << "/" << by["r2"]);
+    CHECK(by["r1"] > 0);
+    CHECK(by["r2"] > 0);
+    CHECK(h.led.overlaps == 0);
+    CHECK(h.led.foreign_writes == 0);
+    CHECK(h.led.primary_misses == 0);
+    for (auto& r : h.replicas) {
+        // Exactly its namespaces' objects, selected by the server.
+        auto [pi, ci] = h.caches_hold(*r, kcoro::runtime::shard_by::namespace_, kcoro::runtime::shard_by::namespace_, by[r->id]);
+        CHECK(pi->server_filtering() == std::optional<bool>(true));
+        CHECK(ci->server_filtering() == std::optional<bool>(true));
+        CHECK(pi->source().target().shard_selector.starts_with("shardRange(object.metadata.namespace, "));
+    }
+
+    // A parent deleted: its child's event maps to the deleted parent's key,
+    // whose namespace still names the owner (no cache needed).
+    const std::string ns = nss.front();
+    const auto owner = std::string(ring.owner_of(fnv1a64(ns)));
+    const std::string other = owner == "r1" ? "r2" : "r1";
+    REQUIRE(h.advance_until([&] { return h.get("r1").mgr->idle() && h.get("r2").mgr->idle(); }, 10s));
+    const auto before = h.led.reconciles;
+    REQUIRE(h.run(h.admin().remove(cms, {ns, "p0"})));
+    REQUIRE(h.advance_until([&] { return h.led.reconciles[owner] > (before.count(owner) ? before.at(owner) : 0); }, 10s));
+    h.advance_until([] { return false; }, 2s);
+    CHECK(h.led.reconciles[other] == (before.count(other) ? before.at(other) : 0));
+    CHECK(h.led.overlaps == 0);
 }

@@ -115,6 +115,9 @@ struct sharding_gate {
     std::function<bool(std::uint64_t hash)> owns{};
     /// The key's hash from the primary cache (fnv1a64 of its uid); nullopt when not cached.
     std::function<std::optional<std::uint64_t>(const object_key& key)> hash_of{};
+    /// Set when the key alone decides (sharding by namespace: fnv1a64 of
+    /// key.ns): every hash an event tells and hash_of are ignored.
+    std::function<std::uint64_t(const object_key& key)> key_hash{};
     /// An event's key was not queued because another replica owns it
     /// (kcoro_shard_unowned_events_total); may be empty.
     std::function<void()> on_unowned{};

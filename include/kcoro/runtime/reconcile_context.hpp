@@ -72,7 +72,8 @@ struct reconcile_context {
     /// object of this uid now. Empty when the controller is not sharded. A
     /// reconciler that reads its primary from the API rather than the cache
     /// checks it: the key may hold a new object (deleted and created again
-    /// under the same name) that hashes to another replica.
+    /// under the same name) that hashes to another replica. Empty too for a
+    /// controller sharded by namespace: the key alone decides there.
     std::function<bool(std::string_view uid)> owns_uid;
 
     /// Reports a write sent without the helpers (a direct client call), so

@@ -5,6 +5,7 @@
 //   shard_hash_of(obj, shard_by::uid)               fnv1a64(metadata.uid)
 //   shard_hash_of(obj, shard_by::controller_owner)  fnv1a64(the controller
 //                                                   owner reference's uid)
+//   shard_hash_of(obj, shard_by::namespace_)        fnv1a64(metadata.namespace)
 //
 // Children follow their owner: a controller's owned objects hash to the
 // replica that reconciles their controller owner. Only `uid` can be asked of
@@ -29,6 +30,10 @@ enum class shard_by {
     // share's owner buckets (label kcoro.io/shard-bucket, shard_bucket.hpp):
     // owns() of a controller built with shard_children_by_label().
     controller_owner_bucket,
+    // The object's namespace (a controller sharded by namespace: its primary,
+    // its children, which live in their owner's namespace). KEP-5866 selects
+    // it (object.metadata.namespace); cluster-scoped objects have no share.
+    namespace_,
 };
 
 std::string_view to_string(shard_by s) noexcept;

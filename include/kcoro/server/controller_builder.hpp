@@ -147,6 +147,16 @@ public:
     /// it (runtime::stamp_shard_bucket) or this replica never sees it.
     /// No effect without --sharding-ring or with singleton().
     controller_builder& shard_children_by_label();
+    /// Sharded by namespace instead of by the primary's uid: a replica owns
+    /// every key of the namespaces whose fnv1a64(namespace) its share holds
+    /// (KEP-5866's other field), for controllers whose work is per
+    /// namespace. The primary and owns() informers then list and watch the
+    /// share's namespaces (the server's shardSelector on
+    /// object.metadata.namespace where it echoes shardInfo, else the client
+    /// filters); a key's owner follows from its namespace alone, so watched
+    /// objects of a deleted primary still reach it. The primary must be
+    /// namespaced (std::invalid_argument otherwise).
+    controller_builder& shard_by_namespace();
 
     /// Builds the controller, adds it to the manager, returns it.
     runtime::controller& complete(runtime::reconcile_context_func r);
@@ -219,6 +229,7 @@ private:
     runtime::rate_limiter_options rate_limiter_{};
     bool singleton_ = false;
     bool children_by_label_ = false;
+    bool by_namespace_ = false;
 };
 
 template <typed::resource_type T>

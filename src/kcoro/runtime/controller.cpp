@@ -115,6 +115,7 @@ struct controller::impl {
     bool sharded() const noexcept { return static_cast<bool>(opts.sharding.owns); }
     // The cache's (the object as it is now) first, else what an event told.
     std::optional<std::uint64_t> hash_of(const object_key& k) const {
+        if (opts.sharding.key_hash) return opts.sharding.key_hash(k);
         if (opts.sharding.hash_of) {
             if (auto h = opts.sharding.hash_of(k)) return h;
         }
@@ -174,6 +175,10 @@ void controller::enqueue(const object_key& key) {
 
 void controller::enqueue_hashed(const object_key& key, std::uint64_t hash) {
     auto& s = *impl_;
+    if (s.sharded() && s.opts.sharding.key_hash) {
+        enqueue(key);  // the key decides, not the event
+        return;
+    }
     if (s.sharded()) {
         if (s.stopping || !s.admit(key, hash)) return;
         s.hints[key] = hash;
@@ -334,7 +339,9 @@ asio::awaitable<void> controller::impl::process(object_key key) {
         // One pointer captured: the copy allocates nothing.
         ctx.read_primary = [f = &opts.read_primary](const object_key& k) { return (*f)(k); };
     }
-    if (sharded()) {
+    if (sharded() && !opts.sharding.key_hash) {
+        // By uid: a key may hold an object of another share; children need
+        // their owner's bucket. By namespace the key decides both.
         ctx.owns_uid = [owns = &opts.sharding.owns](std::string_view uid) { return (*owns)(fnv1a64(uid)); };
         ctx.helpers.stamp_shard_bucket = true;
     }

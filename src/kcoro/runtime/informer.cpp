@@ -97,7 +97,7 @@ struct informer::impl {
     // Sharding (key.shard != none): what the cache keeps.
     bool shard_ready = false;    // a non-empty share was given: listing may start
     hash_ranges shard_held;
-    std::string shard_selector;  // sent with lists and watches (uid only; empty: none)
+    std::string shard_selector;  // sent with lists and watches (uid or namespace; empty: none)
     std::optional<bool> server_filtering;
 
     bool sharded() const noexcept { return opts.key.shard != shard_by::none; }
@@ -255,7 +255,7 @@ struct informer::impl {
         const auto gained = subtract(next, shard_held);
         const auto lost = subtract(shard_held, next);
         shard_held = std::move(next);
-        if (opts.key.shard == shard_by::uid && server_filtering.value_or(true)) {
+        if (server_selectable() && server_filtering.value_or(true)) {
             // The selector follows the share; an empty share keeps the last
             // one (nothing selects nothing) and the client filter drops all.
             if (auto sel = shard_selector_of(shard_held)) {
@@ -312,9 +312,14 @@ struct informer::impl {
         }
     }
 
-    static std::optional<std::string> shard_selector_of(const hash_ranges& rs) {
+    // KEP-5866 selects by the object's uid or namespace.
+    bool server_selectable() const noexcept {
+        return opts.key.shard == shard_by::uid || opts.key.shard == shard_by::namespace_;
+    }
+    std::optional<std::string> shard_selector_of(const hash_ranges& rs) const {
         if (rs.empty()) return std::nullopt;
-        return runtime::shard_selector(rs, shard_field::uid);
+        return runtime::shard_selector(rs, opts.key.shard == shard_by::namespace_ ? shard_field::namespace_
+                                                                                   : shard_field::uid);
     }
 
     void resync() {

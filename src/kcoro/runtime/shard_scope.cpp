@@ -11,6 +11,7 @@ std::string_view to_string(shard_by s) noexcept {
     case shard_by::uid: return "uid";
     case shard_by::controller_owner: return "controller-owner";
     case shard_by::controller_owner_bucket: return "controller-owner-bucket";
+    case shard_by::namespace_: return "namespace";
     }
     return "?";
 }
@@ -23,6 +24,11 @@ std::optional<std::uint64_t> shard_hash_of(const boost::json::object& obj, shard
         const auto uid = uid_of(obj);
         if (uid.empty()) return std::nullopt;
         return fnv1a64(uid);
+    }
+    case shard_by::namespace_: {
+        const auto ns = namespace_of(obj);
+        if (ns.empty()) return std::nullopt;
+        return fnv1a64(ns);
     }
     case shard_by::controller_owner:
     case shard_by::controller_owner_bucket: {

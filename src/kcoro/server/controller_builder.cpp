@@ -96,6 +96,11 @@ controller_builder& controller_builder::shard_children_by_label() {
     return *this;
 }
 
+controller_builder& controller_builder::shard_by_namespace() {
+    by_namespace_ = true;
+    return *this;
+}
+
 controller_builder& controller_builder::singleton() {
     singleton_ = true;
     return *this;
@@ -134,6 +139,11 @@ runtime::informer& controller_builder::primary_informer(const group_version_reso
 // share: the primary by its uid, owned objects by their controller owner's.
 runtime::informer_key controller_builder::cache_key(const source& s) const {
     if (singleton_ || !mgr_.shard()) return s.key;
+    if (by_namespace_ && s.kind != source::role::mapped) {
+        // Children live in their owner's namespace: the same share, and
+        // KEP-5866 selects both by object.metadata.namespace.
+        return mgr_.controller_key(s.key, runtime::shard_by::namespace_);
+    }
     switch (s.kind) {
     case source::role::primary: return mgr_.controller_key(s.key, runtime::shard_by::uid);
     case source::role::owned:
@@ -223,6 +233,15 @@ runtime::controller& controller_builder::complete(runtime::reconcile_context_fun
     if (sharded) {
         opts.needs_leader_election = false;
         opts.sharding.owns = [member](std::uint64_t h) { return member->owns(h); };
+        if (by_namespace_) {
+            if (!info->namespaced) {
+                throw std::invalid_argument("controller " + name_ +
+                                            ": shard_by_namespace() needs a namespaced primary resource");
+            }
+            // The key decides: no cache read, and a deleted primary's key
+            // (a watched object's event) still has its owner.
+            opts.sharding.key_hash = [](const object_key& key) { return runtime::fnv1a64(key.ns); };
+        }
         opts.sharding.hash_of = [primary_inf](const object_key& key) -> std::optional<std::uint64_t> {
             auto obj = primary_inf->cache().get(key);
             if (!obj) return std::nullopt;

@@ -538,13 +538,12 @@ void manager::impl::shard_changed(const runtime::hash_ranges& active) {
     // One pass per controller: recount what is ours, queue what was gained.
     for (auto& sc : sharded) {
         sc.owned = 0;
+        const auto by = sc.primary->key().shard;  // uid, or namespace
         sc.primary->cache().for_each([&](const object_ptr& obj) {
-            const auto uid = uid_of(*obj);
-            if (uid.empty()) return;
-            const auto h = runtime::fnv1a64(uid);
-            if (!runtime::contains(active, h)) return;
+            const auto h = runtime::shard_hash_of(*obj, by);
+            if (!h || !runtime::contains(active, *h)) return;
             ++sc.owned;
-            if (runtime::contains(gained, h)) sc.ctl->enqueue_hashed(key_of(*obj), h);
+            if (runtime::contains(gained, *h)) sc.ctl->enqueue_hashed(key_of(*obj), *h);
         });
         metrics.set_shard_owned_keys(sc.name, sc.owned);
     }
@@ -558,9 +557,10 @@ void manager::impl::shard_dropped(const runtime::hash_ranges& ranges) {
     shard_draining = runtime::unite(shard_draining, ranges);
     for (auto& sc : sharded) {
         sc.owned = 0;
+        const auto by = sc.primary->key().shard;
         sc.primary->cache().for_each([&](const object_ptr& obj) {
-            const auto uid = uid_of(*obj);
-            if (!uid.empty() && runtime::contains(shard_active, runtime::fnv1a64(uid))) ++sc.owned;
+            const auto h = runtime::shard_hash_of(*obj, by);
+            if (h && runtime::contains(shard_active, *h)) ++sc.owned;
         });
         metrics.set_shard_owned_keys(sc.name, sc.owned);
     }
@@ -946,13 +946,13 @@ void manager::add_sharded(runtime::controller& c, runtime::informer& primary,
     }
     auto& sc = s.sharded.emplace_back(impl::sharded_controller{&c, &primary, std::string(c.name()), 0});
     s.metrics.shard_controller_added(sc.name);
-    // The owned count follows adds and deletes between share changes (a
-    // uid never changes, so updates do not move it).
+    // The owned count follows adds and deletes between share changes
+    // (neither a uid nor a namespace changes, so updates do not move it).
     auto* ip = impl_.get();
-    auto owned_delta = [ip, &sc](const object_ptr& o, std::int64_t d) {
+    auto owned_delta = [ip, &sc, by = primary.key().shard](const object_ptr& o, std::int64_t d) {
         if (!o) return;
-        const auto uid = uid_of(*o);
-        if (uid.empty() || !runtime::contains(ip->shard_active, runtime::fnv1a64(uid))) return;
+        const auto h = runtime::shard_hash_of(*o, by);
+        if (!h || !runtime::contains(ip->shard_active, *h)) return;
         sc.owned += d;
         ip->metrics.set_shard_owned_keys(sc.name, sc.owned);
     };

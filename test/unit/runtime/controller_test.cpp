@@ -599,10 +599,13 @@ struct sharded_harness {
     std::map<object_key, std::uint64_t> cache;
     std::function<bool(std::uint64_t)> owned = [](std::uint64_t h) { return h < 100; };
     int unowned_events = 0;
+    // Sharded by namespace: the key's namespace length stands for its hash.
+    bool by_namespace = false;
     harness h;
-    explicit sharded_harness(std::size_t max_concurrent = 1)
-        : h(max_concurrent, [this](kcoro::runtime::controller_options& o) {
+    explicit sharded_harness(std::size_t max_concurrent = 1, bool namespaces = false)
+        : by_namespace(namespaces), h(max_concurrent, [this](kcoro::runtime::controller_options& o) {
               o.sharding.owns = [this](std::uint64_t x) { return owned(x); };
+              if (by_namespace) o.sharding.key_hash = [](const object_key& k) { return k.ns.size() * 50; };
               o.sharding.hash_of = [this](const object_key& k) -> std::optional<std::uint64_t> {
                   auto it = cache.find(k);
                   if (it == cache.end()) return std::nullopt;
@@ -636,6 +639,25 @@ TEST_CASE("sharded: only keys whose hash this replica owns are queued; unknown h
     CHECK(s.unowned_events == 3);  // theirs twice, mine's foreign hash once
     CHECK(h.ctl->stats().unowned == 3);
     CHECK(h.ctl->queue().queue().len() == 0);
+    h.ctl->stop();
+    h.settle();
+    CHECK(h.done());
+}
+
+TEST_CASE("sharded by namespace: the key's namespace decides; the primary cache and the events' hashes do not") {
+    sharded_harness s(1, true);
+    auto& h = s.h;
+    const object_key mine{"n", "a"}, theirs{"nnn", "b"}, gone{"n", "deleted"};
+    s.cache[theirs] = 5;  // a uid hash the namespace overrides
+    h.start();
+    h.ctl->enqueue(mine);               // 50: owned, nothing cached
+    h.ctl->enqueue(theirs);             // 150: not owned, whatever the cache says
+    h.ctl->enqueue_hashed(gone, 900);   // an event's uid hash: ignored, the namespace owns it
+    h.settle();
+    CHECK(h.starts[mine] == 1);
+    CHECK(h.starts[gone] == 1);
+    CHECK(h.starts.count(theirs) == 0);
+    CHECK(s.unowned_events == 1);
     h.ctl->stop();
     h.settle();
     CHECK(h.done());
