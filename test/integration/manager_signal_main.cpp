@@ -13,6 +13,8 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/this_coro.hpp>
 
+#include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <thread>
 
@@ -57,7 +59,16 @@ int main(int argc, char** argv) {
     kcoro::apiserver::server srv(api_ioc.get_executor(), api_clk);
     if (!srv.start()) return 3;
     auto guard = asio::make_work_guard(api_ioc);
-    std::thread api_thread([&] { api_ioc.run(); });
+    std::thread api_thread([&] {
+        // Signals are the manager's (its thread holds them while it starts):
+        // this thread must not take them.
+        sigset_t set;
+        sigemptyset(&set);
+        sigaddset(&set, SIGINT);
+        sigaddset(&set, SIGTERM);
+        ::pthread_sigmask(SIG_BLOCK, &set, nullptr);
+        api_ioc.run();
+    });
 
     asio::io_context ioc(1);
     kcoro::io::system_clock clk;
@@ -69,10 +80,18 @@ int main(int argc, char** argv) {
     cfg.server = srv.url();
     setup.client_config = cfg;
     std::int64_t work_ms = 1000;
+    std::int64_t startup_ms = 0;
     auto start = kcoro::server::manager::from_flags(argc, argv, setup, [&](kcoro::server::flag_set& f) {
         f.add_int("work-ms", &work_ms, "duration of one work item in milliseconds", 1);
+        f.add_int("startup-ms", &startup_ms, "a slow set-up between from_flags and run (milliseconds)", 0);
     });
     int code = start.exit_code;
+    if (start.mgr && startup_ms > 0) {
+        // A set-up that takes time (clients, caches, controllers): a stop
+        // asked now must wait for run() and stop cleanly.
+        std::fprintf(stderr, "marker: setting up\n");
+        std::this_thread::sleep_for(std::chrono::milliseconds(startup_ms));
+    }
     if (start.mgr) {
         slow_runnable slow(clk, std::chrono::milliseconds(work_ms));
         start.mgr->add(slow);

@@ -5,6 +5,8 @@
    process exits 0 within the graceful shutdown timeout.
 2. A second signal during the graceful stop: exit 1 at once.
 3. Work longer than --graceful-shutdown-timeout: cancelled, exit 1.
+4. SIGTERM while the process still sets up (between from_flags and run):
+   held until run() has its handler, then a clean stop, exit 0.
 
 Waits on the child's stderr markers, never on sleeps; every wait is bounded.
 Usage: manager_signal_test.py <manager_signal_main>
@@ -107,6 +109,19 @@ def deadline():
     print(f"ok: work past --graceful-shutdown-timeout is cancelled, exit 1 after {took:.2f}s")
 
 
+def during_startup():
+    # SIGTERM between from_flags and run(): held, then a clean stop (exit
+    # 0), not a death by the signal (143) in the middle of the set-up.
+    c = Child("--startup-ms=1500", "--work-ms=100")
+    c.wait_for("marker: setting up")
+    c.proc.send_signal(signal.SIGTERM)
+    code, took = c.exit_code(timeout=20)
+    check(code == 0, f"exit code {code}, want 0", c)
+    check(c.has("received signal, stopping"), "the held signal did not reach the manager", c)
+    print(f"ok: SIGTERM during start-up is held until run(): exit 0 after {took:.2f}s")
+
+
 graceful()
 second_signal()
 deadline()
+during_startup()

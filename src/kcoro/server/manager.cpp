@@ -36,6 +36,25 @@
 
 namespace kcoro::server {
 
+namespace {
+
+// SIGINT and SIGTERM are held (blocked) from the start of from_flags until
+// run() has installed its handler: a stop asked while the process starts
+// (a rollout's or the kubelet's SIGTERM, seconds before the first log line)
+// is delivered then and stops it cleanly (exit 0), instead of killing it in
+// the middle of its set-up (exit 143; scripts/chaos saw it, an empty log and
+// "exited with status 143 unasked"). No other thread exists to take them;
+// the exec credential plugin's children start with an empty mask.
+void hold_stop_signals(bool hold) noexcept {
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    ::pthread_sigmask(hold ? SIG_BLOCK : SIG_UNBLOCK, &set, nullptr);
+}
+
+} // namespace
+
 namespace asio = boost::asio;
 using namespace asio::experimental::awaitable_operators;
 using asio::ip::tcp;
@@ -149,6 +168,7 @@ struct manager::impl {
     std::unique_ptr<io::http_server> metrics_srv;
     std::unique_ptr<io::http_server> probe_srv;
     std::optional<asio::signal_set> signals;
+    bool signals_held = false;  // from_flags blocked SIGINT/SIGTERM; run() releases them
     std::optional<asio::steady_timer> wake;  // the main coroutine's wake-up
     asio::cancellation_signal watchdog_cancel;
     asio::cancellation_signal sync_cancel;
@@ -596,6 +616,11 @@ asio::awaitable<int> manager::impl::run() {
         signals.emplace(ex, SIGINT, SIGTERM);
         handle_signals();
     }
+    if (signals_held) {
+        // A signal that arrived since from_flags is delivered now, to the handler.
+        signals_held = false;
+        hold_stop_signals(false);
+    }
     feed(runtime::mgr::run{clk->now()});
     while (!outcome) {
         if (deadline && clk->now() >= *deadline) {
@@ -685,6 +710,7 @@ manager::manager(std::unique_ptr<impl> p) : impl_(std::move(p)) {}
 manager::~manager() {
     // The guard refers to this manager's elector; the client may outlive it.
     if (impl_ && impl_->cl) impl_->cl->clear_write_guard(impl_.get());
+    if (impl_ && impl_->signals_held) hold_stop_signals(false);  // never ran
 }
 
 result<std::unique_ptr<manager>> manager::create(manager_options opts, manager_setup setup) {
@@ -776,6 +802,14 @@ result<std::unique_ptr<manager>> manager::create(manager_options opts, manager_s
 
 manager_start manager::from_flags(int argc, const char* const* argv, manager_setup setup,
                                   const std::function<void(flag_set&)>& add_flags) {
+    // Released here unless the manager takes them over (run() releases them).
+    struct held_signals {
+        bool on;
+        ~held_signals() {
+            if (on) hold_stop_signals(false);
+        }
+    } held{setup.handle_signals};
+    if (held.on) hold_stop_signals(true);
     std::string program = argc > 0 && argv[0] ? argv[0] : "manager";
     if (auto slash = program.rfind('/'); slash != std::string::npos) program = program.substr(slash + 1);
     flag_set flags(program);
@@ -820,6 +854,8 @@ manager_start manager::from_flags(int argc, const char* const* argv, manager_set
         return out;
     }
     out.mgr = std::move(*m);
+    out.mgr->impl_->signals_held = held.on;
+    held.on = false;
     return out;
 }
 
