@@ -222,7 +222,16 @@ runtime::controller& controller_builder::complete(runtime::reconcile_context_fun
     opts.read_owned = [list = owned.get()](const group_version_resource& gvr,
                                            const object_key& key) -> std::optional<object_ptr> {
         for (const auto& [g, inf] : *list) {
-            if (g == gvr) return inf->cache().get(key);
+            if (g != gvr) continue;
+            auto obj = inf->cache().get(key);
+            // A sharded cache proves presence, not absence: an object of that
+            // name that is not ours (someone else's, or a child without the
+            // owner-bucket label) is never in it. Unknown: read the API, so
+            // that apply_owned meets a name conflict with a GET rather than
+            // with a create answered 409 (scripts/chaos counted those writes
+            // in its quiet period, a NameConflict retried every minute).
+            if (!obj && inf->key().shard != runtime::shard_by::none) return std::nullopt;
+            return obj;
         }
         return std::nullopt;
     };
