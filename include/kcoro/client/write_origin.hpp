@@ -71,9 +71,6 @@ public:
     const write_origin* origin() const noexcept { return origin_; }
     const Inner& inner() const noexcept { return inner_; }
 
-    boost::asio::execution_context& query(boost::asio::execution::context_t) const noexcept {
-        return boost::asio::query(inner_, boost::asio::execution::context);
-    }
     template <class P>
     auto query(const P& p) const noexcept(noexcept(boost::asio::query(std::declval<const Inner&>(), p)))
         -> decltype(boost::asio::query(std::declval<const Inner&>(), p)) {

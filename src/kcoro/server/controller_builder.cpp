@@ -250,14 +250,15 @@ runtime::controller& controller_builder::complete(runtime::reconcile_context_fun
             // The key decides: no cache read, and a deleted primary's key
             // (a watched object's event) still has its owner.
             opts.sharding.key_hash = [](const object_key& key) { return runtime::fnv1a64(key.ns); };
+        } else {
+            opts.sharding.hash_of = [primary_inf](const object_key& key) -> std::optional<std::uint64_t> {
+                auto obj = primary_inf->cache().get(key);
+                if (!obj) return std::nullopt;
+                const auto uid = uid_of(*obj);
+                if (uid.empty()) return std::nullopt;
+                return runtime::fnv1a64(uid);
+            };
         }
-        opts.sharding.hash_of = [primary_inf](const object_key& key) -> std::optional<std::uint64_t> {
-            auto obj = primary_inf->cache().get(key);
-            if (!obj) return std::nullopt;
-            const auto uid = uid_of(*obj);
-            if (uid.empty()) return std::nullopt;
-            return runtime::fnv1a64(uid);
-        };
         opts.sharding.on_unowned = [reg = &mgr_.metrics(), name = name_] { reg->shard_unowned_event(name); };
     } else if (member) {
         mgr_.log().info("controller is a singleton: it runs on the leader only, not sharded",
