@@ -59,16 +59,18 @@ int main(int argc, char** argv) {
     kcoro::apiserver::server srv(api_ioc.get_executor(), api_clk);
     if (!srv.start()) return 3;
     auto guard = asio::make_work_guard(api_ioc);
-    std::thread api_thread([&] {
-        // Signals are the manager's (its thread holds them while it starts):
-        // this thread must not take them.
-        sigset_t set;
-        sigemptyset(&set);
-        sigaddset(&set, SIGINT);
-        sigaddset(&set, SIGTERM);
-        ::pthread_sigmask(SIG_BLOCK, &set, nullptr);
-        api_ioc.run();
-    });
+    // Signals are the manager's (its thread holds them while it starts):
+    // this thread must never take them. It is created with them blocked (a
+    // thread inherits its creator's mask); blocking them from inside the
+    // thread raced the test's SIGTERM on a loaded CI machine (the thread
+    // had not run yet, took the signal and the process died with -15).
+    sigset_t stop_signals, before;
+    sigemptyset(&stop_signals);
+    sigaddset(&stop_signals, SIGINT);
+    sigaddset(&stop_signals, SIGTERM);
+    ::pthread_sigmask(SIG_BLOCK, &stop_signals, &before);
+    std::thread api_thread([&] { api_ioc.run(); });
+    ::pthread_sigmask(SIG_SETMASK, &before, nullptr);
 
     asio::io_context ioc(1);
     kcoro::io::system_clock clk;

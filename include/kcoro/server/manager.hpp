@@ -174,7 +174,11 @@ public:
 
     /// Parses the manager's flags (add_manager_flags, plus
     /// --leader-elect-release-on-cancel) and the caller's (`add_flags`), then
-    /// create(). --help prints the usage.
+    /// create(). --help prints the usage. With handle_signals, SIGINT and
+    /// SIGTERM are blocked in the calling thread from here until run()
+    /// handles them, so a stop asked during the set-up is a clean stop. A
+    /// thread the program started before from_flags must block them itself
+    /// (create it with them blocked), or it takes the signal and dies by it.
     static manager_start from_flags(int argc, const char* const* argv, manager_setup setup = {},
                                     const std::function<void(flag_set&)>& add_flags = {});
 
