@@ -1,5 +1,7 @@
 #include "http/table.hpp"
 
+#include "http/builtin_printers.hpp"
+
 #include <kcoro/core/object.hpp>
 
 #include <boost/json/serialize.hpp>
@@ -104,7 +106,7 @@ std::size_t size_at(const json::object& obj, std::string_view key) {
 
 /// The value of one computed (built-in) column.
 json::value builtin_cell(std::string_view group, std::string_view resource, std::string_view column,
-                         const json::object& obj) {
+                         const json::object& obj, wall_time now) {
     if (group.empty() && resource == "configmaps" && column == "Data") {
         return static_cast<std::int64_t>(size_at(obj, "data") + size_at(obj, "binaryData"));
     }
@@ -130,7 +132,7 @@ json::value builtin_cell(std::string_view group, std::string_view resource, std:
     if (group == "coordination.k8s.io" && resource == "leases" && column == "Holder") {
         return json::string(string_at(obj, {"spec", "holderIdentity"}));
     }
-    return nullptr;
+    return builtin_printer_cell(group, resource, column, obj, now);  // the other kinds (builtin_printers.cpp)
 }
 
 bool is_events(std::string_view group, std::string_view resource) {
@@ -191,7 +193,7 @@ json::value cell(const table_column& c, std::string_view group, std::string_view
     if (c.format == "name" && c.json_path.empty()) return json::string(name_of(obj));
     if (c.json_path.empty()) {
         if (is_events(group, resource)) return event_cell(c.name, obj, now);
-        return builtin_cell(group, resource, c.name, obj);
+        return builtin_cell(group, resource, c.name, obj, now);
     }
     const auto* v = eval_path(obj, c.json_path);
     if (v == nullptr) return nullptr;
@@ -304,6 +306,8 @@ std::vector<table_column> table_columns(std::string_view group, std::string_view
         computed("Available", "string", "Total number of available pods (ready for at least minReadySeconds) targeted by this deployment.");
     } else if (group == "coordination.k8s.io" && resource == "leases") {
         computed("Holder", "string", "The holder of the lease.");
+    } else if (auto printed = builtin_printer_columns(group, resource); !printed.empty()) {
+        return printed;  // the other kinds' printers (builtin_printers.cpp)
     }
     cols.push_back(age_column());
     return cols;

@@ -142,6 +142,53 @@ const std::map<std::string, fields, std::less<>>& types() {
             volume[src] = "any";
         }
         m["Volume"] = volume;
+        // The kinds of add_workload_kinds (issue 23): the structures down to
+        // the pod template are known; deeper ones the server does not
+        // interpret are taken whole ("any").
+        m["Pod"] = {{"spec", "PodSpec"}, {"status", "any"}};
+        m["ReplicaSet"] = {{"spec", "ReplicaSetSpec"}, {"status", "any"}};
+        m["ReplicaSetSpec"] = {{"replicas", "s"}, {"minReadySeconds", "s"}, {"selector", "LabelSelector"},
+                               {"template", "PodTemplateSpec"}};
+        m["StatefulSet"] = {{"spec", "StatefulSetSpec"}, {"status", "any"}};
+        m["StatefulSetSpec"] = {{"replicas", "s"}, {"selector", "LabelSelector"}, {"template", "PodTemplateSpec"},
+                                {"volumeClaimTemplates", "[any]"}, {"serviceName", "s"},
+                                {"podManagementPolicy", "s"}, {"updateStrategy", "any"},
+                                {"revisionHistoryLimit", "s"}, {"minReadySeconds", "s"},
+                                {"persistentVolumeClaimRetentionPolicy", "any"}, {"ordinals", "any"}};
+        m["DaemonSet"] = {{"spec", "DaemonSetSpec"}, {"status", "any"}};
+        m["DaemonSetSpec"] = {{"selector", "LabelSelector"}, {"template", "PodTemplateSpec"},
+                              {"updateStrategy", "any"}, {"minReadySeconds", "s"}, {"revisionHistoryLimit", "s"}};
+        m["Job"] = {{"spec", "JobSpec"}, {"status", "any"}};
+        m["JobSpec"] = {{"parallelism", "s"}, {"completions", "s"}, {"activeDeadlineSeconds", "s"},
+                        {"podFailurePolicy", "any"}, {"successPolicy", "any"}, {"backoffLimit", "s"},
+                        {"backoffLimitPerIndex", "s"}, {"maxFailedIndexes", "s"}, {"selector", "LabelSelector"},
+                        {"manualSelector", "s"}, {"template", "PodTemplateSpec"}, {"ttlSecondsAfterFinished", "s"},
+                        {"completionMode", "s"}, {"suspend", "s"}, {"podReplacementPolicy", "s"},
+                        {"managedBy", "s"}};
+        m["CronJob"] = {{"spec", "CronJobSpec"}, {"status", "any"}};
+        m["CronJobSpec"] = {{"schedule", "s"}, {"timeZone", "s"}, {"startingDeadlineSeconds", "s"},
+                            {"concurrencyPolicy", "s"}, {"suspend", "s"}, {"jobTemplate", "JobTemplateSpec"},
+                            {"successfulJobsHistoryLimit", "s"}, {"failedJobsHistoryLimit", "s"}};
+        m["JobTemplateSpec"] = {{"metadata", "ObjectMeta"}, {"spec", "JobSpec"}};
+        m["Endpoints"] = {{"subsets", "[any]"}};
+        m["EndpointSlice"] = {{"addressType", "s"}, {"endpoints", "[any]"}, {"ports", "[any]"}};
+        m["PersistentVolumeClaim"] = {{"spec", "any"}, {"status", "any"}};
+        m["Node"] = {{"spec", "any"}, {"status", "any"}};
+        m["LimitRange"] = {{"spec", "any"}};
+        m["ResourceQuota"] = {{"spec", "any"}, {"status", "any"}};
+        m["Ingress"] = {{"spec", "any"}, {"status", "any"}};
+        m["NetworkPolicy"] = {{"spec", "any"}};
+        m["PolicyRule"] = {{"verbs", "[s]"}, {"apiGroups", "[s]"}, {"resources", "[s]"}, {"resourceNames", "[s]"},
+                           {"nonResourceURLs", "[s]"}};
+        m["Role"] = {{"rules", "[PolicyRule]"}};
+        m["ClusterRole"] = {{"rules", "[PolicyRule]"}, {"aggregationRule", "any"}};
+        m["Subject"] = {{"kind", "s"}, {"apiGroup", "s"}, {"name", "s"}, {"namespace", "s"}};
+        m["RoleRef"] = {{"apiGroup", "s"}, {"kind", "s"}, {"name", "s"}};
+        m["RoleBinding"] = {{"subjects", "[Subject]"}, {"roleRef", "RoleRef"}};
+        m["ClusterRoleBinding"] = m["RoleBinding"];
+        m["PodDisruptionBudget"] = {{"spec", "PodDisruptionBudgetSpec"}, {"status", "any"}};
+        m["PodDisruptionBudgetSpec"] = {{"minAvailable", "s"}, {"selector", "LabelSelector"},
+                                        {"maxUnavailable", "s"}, {"unhealthyPodEvictionPolicy", "s"}};
         // apiextensions/v1: the CRD's own validation judges spec and status.
         m["CustomResourceDefinition"] = {{"spec", "any"}, {"status", "any"}};
         return m;

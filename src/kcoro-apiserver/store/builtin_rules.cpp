@@ -1,6 +1,9 @@
 #include "store/builtin_rules.hpp"
 #include "store/core_validation.hpp"
 #include "store/status_errors.hpp"
+#include "store/rbac_rules.hpp"
+#include "store/stored_kind_rules.hpp"
+#include "store/workload_rules.hpp"
 
 #include <kcoro/core/label_selector.hpp>
 #include <kcoro/core/name_validation.hpp>
@@ -30,23 +33,6 @@ std::int64_t int_of(const json::value& v, std::int64_t fallback) {
     return fallback;
 }
 
-// Go's %#v of a map[string]string, as validation messages print labels.
-std::string go_string_map(const json::object* m) {
-    std::map<std::string, std::string> sorted;
-    if (m) {
-        for (const auto& kv : *m) {
-            sorted[std::string(kv.key())] = kv.value().is_string() ? std::string(kv.value().get_string()) : "";
-        }
-    }
-    std::string out = "map[string]string{";
-    bool first = true;
-    for (const auto& [k, v] : sorted) {
-        if (!first) out += ", ";
-        first = false;
-        out += quoted(k) + ":" + quoted(v);
-    }
-    return out + "}";
-}
 
 
 // --- Service -------------------------------------------------------------------
@@ -132,71 +118,6 @@ std::vector<status_cause> service_rules(json::object& obj, const json::object* o
 }
 
 // --- Deployment ----------------------------------------------------------------
-
-void default_pod_spec(json::object& pod) {
-    set_default(pod, "restartPolicy", "Always");
-    set_default(pod, "terminationGracePeriodSeconds", 30);
-    set_default(pod, "dnsPolicy", "ClusterFirst");
-    set_default(pod, "schedulerName", "default-scheduler");
-    set_default(pod, "securityContext", json::object{});
-    for (const char* list : {"containers", "initContainers"}) {
-        auto* cs = pod.if_contains(list);
-        if (!cs || !cs->is_array()) continue;
-        for (auto& c : cs->as_array()) {
-            if (!c.is_object()) continue;
-            auto& co = c.as_object();
-            std::string image = co.contains("image") && co.at("image").is_string()
-                                    ? std::string(co.at("image").get_string()) : std::string{};
-            auto last = image.substr(image.find_last_of('/') == std::string::npos ? 0 : image.find_last_of('/'));
-            bool latest = last.find(':') == std::string::npos || image.ends_with(":latest");
-            if (image.find('@') != std::string::npos) latest = false;
-            set_default(co, "imagePullPolicy", latest ? "Always" : "IfNotPresent");
-            set_default(co, "terminationMessagePath", "/dev/termination-log");
-            set_default(co, "terminationMessagePolicy", "File");
-            set_default(co, "resources", json::object{});
-            if (auto* ps = co.if_contains("ports"); ps && ps->is_array()) {
-                for (auto& p : ps->as_array()) {
-                    if (p.is_object()) set_default(p.as_object(), "protocol", "TCP");
-                }
-            }
-        }
-    }
-}
-
-// The label selector a metav1.LabelSelector means, as text for our parser.
-std::optional<label_selector> selector_of(const json::object& sel) {
-    std::string text;
-    auto add = [&](const std::string& r) { text += (text.empty() ? "" : ",") + r; };
-    if (const auto* ml = sel.if_contains("matchLabels"); ml && ml->is_object()) {
-        for (const auto& kv : ml->as_object()) {
-            if (!kv.value().is_string()) return std::nullopt;
-            add(std::string(kv.key()) + "=" + std::string(kv.value().get_string()));
-        }
-    }
-    if (const auto* me = sel.if_contains("matchExpressions"); me && me->is_array()) {
-        for (const auto& e : me->as_array()) {
-            if (!e.is_object()) return std::nullopt;
-            const auto& eo = e.as_object();
-            auto key = eo.contains("key") && eo.at("key").is_string() ? std::string(eo.at("key").get_string()) : "";
-            auto op = eo.contains("operator") && eo.at("operator").is_string() ? std::string(eo.at("operator").get_string()) : "";
-            std::string values;
-            if (const auto* vs = eo.if_contains("values"); vs && vs->is_array()) {
-                for (const auto& v : vs->as_array()) {
-                    if (!v.is_string()) return std::nullopt;
-                    values += (values.empty() ? "" : ",") + std::string(v.get_string());
-                }
-            }
-            if (op == "In") add(key + " in (" + values + ")");
-            else if (op == "NotIn") add(key + " notin (" + values + ")");
-            else if (op == "Exists") add(key);
-            else if (op == "DoesNotExist") add("!" + key);
-            else return std::nullopt;
-        }
-    }
-    auto parsed = label_selector::parse(text);
-    if (!parsed) return std::nullopt;
-    return std::move(*parsed);
-}
 
 std::vector<status_cause> deployment_rules(json::object& obj, const json::object* old) {
     std::vector<status_cause> causes;
@@ -307,6 +228,15 @@ std::vector<status_cause> validate_object_meta(const resource_def& def, const js
             msgs = validate_dns1035_label(name);
         } else if (def.name_is_label) {
             msgs = validate_dns1123_label(name);
+        } else if (def.name_check == name_rule::path_segment) {
+            // apimachinery api/validation/path/name.go IsValidPathSegmentName.
+            if (name == "." || name == "..") {
+                msgs.push_back("may not be '" + name + "'");
+            } else {
+                for (const char* bad : {"/", "%"}) {
+                    if (name.find(bad) != std::string::npos) msgs.push_back(std::string("may not contain '") + bad + "'");
+                }
+            }
         } else {
             msgs = validate_dns1123_subdomain(name);
         }
@@ -393,6 +323,14 @@ std::vector<status_cause> default_and_validate_builtin(const resource_def& def, 
     if (def.gvr.group.empty() && r == "configmaps") return config_map_rules(obj, old);
     if (def.gvr.group.empty() && r == "secrets") return secret_rules(obj, old);
     if (def.gvr.group == "coordination.k8s.io" && r == "leases") return lease_rules(obj);
+    if (def.gvr.group.empty() && r == "pods") return pod_rules(obj, old);
+    if (def.gvr.group == "apps" && r == "replicasets") return replica_set_rules(obj, old);
+    if (def.gvr.group == "apps" && r == "statefulsets") return stateful_set_rules(obj, old);
+    if (def.gvr.group == "apps" && r == "daemonsets") return daemon_set_rules(obj, old);
+    if (def.gvr.group == "batch" && r == "jobs") return job_rules(obj, old);
+    if (def.gvr.group == "batch" && r == "cronjobs") return cron_job_rules(obj, old);
+    if (def.gvr.group == "rbac.authorization.k8s.io") return rbac_rules(def, obj, old);
+    if (auto other = other_kind_rules(def, obj, old)) return std::move(*other);
     if (def.gvr.group.empty() && r == "namespaces") {
         if (!old) {
             obj["spec"] = json::object{{"finalizers", json::array{"kubernetes"}}};

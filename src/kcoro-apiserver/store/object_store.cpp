@@ -13,6 +13,7 @@
 #include <boost/json/serialize.hpp>
 
 #include <algorithm>
+#include <set>
 #include <cmath>
 #include <cstdio>
 #include <ostream>
@@ -329,8 +330,11 @@ bool finalized(const resource_def& def, const json::object& obj);
 bool tracks_generation(const resource_def& def) {
     // Kinds whose strategies maintain metadata.generation (configmaps,
     // secrets, services... have none in kube-apiserver).
-    return !def.crd_name.empty() || def.gvr.resource == "deployments" ||
-           def.gvr.resource == "customresourcedefinitions";
+    // The strategies that set Generation = 1 on create (v1.32 pkg/registry).
+    static const std::set<std::string, std::less<>> tracked{
+        "deployments", "replicasets", "statefulsets", "daemonsets", "jobs", "cronjobs", "poddisruptionbudgets",
+        "ingresses", "networkpolicies", "endpointslices", "customresourcedefinitions"};
+    return !def.crd_name.empty() || tracked.contains(def.gvr.resource);
 }
 
 // The part of an object whose change bumps generation.
@@ -436,6 +440,12 @@ result<json::object> object_store::impl::do_create(const request_context& ctx, c
         meta["name"] = name;
     }
     if (auto e = check_namespace(im, *def, ns, name)) return *e;
+    if (def->gvr.group.empty() && def->gvr.resource == "pods") {
+        // Mutating admission (after NamespaceLifecycle): the ServiceAccount
+        // plugin. (Priority and DefaultTolerationSeconds: pod_rules.)
+        if (auto e = im.admit_service_account(ns, name, body)) return *e;
+    }
+    // (admission changes only what is under `spec`: `meta` stays valid)
 
     // System fields: the server's, whatever the client sent.
     meta["uid"] = im.new_uid();
@@ -495,7 +505,10 @@ result<json::object> object_store::impl::do_create(const request_context& ctx, c
         for (auto& rd : resource_defs_of_crd(*stored)) owner.registry_.add(std::move(rd));
     }
     // The root-CA publisher reacts to a namespace's creation at once.
-    if (def->gvr.resource == "namespaces" && def->gvr.group.empty()) im.publish_root_ca(name, ctx.now);
+    if (def->gvr.resource == "namespaces" && def->gvr.group.empty()) {
+        im.publish_root_ca(name, ctx.now);
+        im.ensure_default_service_account(name, ctx.now);  // the serviceaccounts controller, likewise
+    }
     return *impl::present(stored, *def);
 }
 

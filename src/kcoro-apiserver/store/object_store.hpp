@@ -259,6 +259,14 @@ public:
     /// The CA being published ("" when the publisher is off).
     const std::string& root_ca() const noexcept;
 
+    // --- service accounts (store/service_accounts.cpp) ------------------------
+    /// kube-controller-manager's serviceaccounts controller: ServiceAccount
+    /// `default` in every Active namespace (now, at each namespace's create,
+    /// and again by gc_step when deleted). Off by default. The ServiceAccount
+    /// admission plugin runs on every pod create either way, as on a real
+    /// server: without the controller a pod needs its account created first.
+    void set_service_account_controller(bool on, wall_time now);
+
     /// Number of objects stored for a resource (all namespaces); for tests and metrics.
     std::size_t count(const group_version_resource& gvr) const;
 

@@ -1,6 +1,7 @@
 #include "store/resource_registry.hpp"
 
 #include <algorithm>
+#include <tuple>
 
 namespace kcoro::apiserver {
 namespace {
@@ -22,12 +23,72 @@ resource_def builtin(std::string group, std::string version, std::string resourc
     return d;
 }
 
+// The kinds a controller's tests commonly touch (issue 23), beyond the
+// first ones: discovery's shortNames and categories and the strategies'
+// flags as v1.32 has them (pkg/registry/<group>/<resource>/).
+void add_workload_kinds(resource_registry& r) {
+    auto kind = [&](std::string group, std::string resource, std::string kind_name, bool namespaced,
+                    std::vector<std::string> short_names, bool status, bool all = false) -> resource_def {
+        auto d = builtin(std::move(group), "v1", std::move(resource), std::move(kind_name), namespaced);
+        d.short_names = std::move(short_names);
+        if (all) d.categories = {"all"};
+        d.has_status = status;
+        return d;
+    };
+    {
+        auto d = kind("", "pods", "Pod", true, {"po"}, true, true);
+        d.return_deleted_object = true;
+        r.add(std::move(d));
+    }
+    {
+        auto d = kind("", "endpoints", "Endpoints", true, {"ep"}, false);
+        d.singular = "endpoints";
+        d.allow_create_on_update = true;
+        r.add(std::move(d));
+    }
+    {
+        auto d = kind("", "persistentvolumeclaims", "PersistentVolumeClaim", true, {"pvc"}, true);
+        d.return_deleted_object = true;
+        r.add(std::move(d));
+    }
+    r.add(kind("", "nodes", "Node", false, {"no"}, true));
+    {
+        auto d = kind("", "limitranges", "LimitRange", true, {"limits"}, false);
+        d.allow_create_on_update = true;
+        r.add(std::move(d));
+    }
+    {
+        auto d = kind("", "resourcequotas", "ResourceQuota", true, {"quota"}, true);
+        d.return_deleted_object = true;
+        r.add(std::move(d));
+    }
+    r.add(kind("apps", "replicasets", "ReplicaSet", true, {"rs"}, true, true));
+    r.add(kind("apps", "statefulsets", "StatefulSet", true, {"sts"}, true, true));
+    r.add(kind("apps", "daemonsets", "DaemonSet", true, {"ds"}, true, true));
+    r.add(kind("batch", "jobs", "Job", true, {}, true, true));
+    r.add(kind("batch", "cronjobs", "CronJob", true, {"cj"}, true, true));
+    r.add(kind("discovery.k8s.io", "endpointslices", "EndpointSlice", true, {}, false));
+    r.add(kind("networking.k8s.io", "ingresses", "Ingress", true, {"ing"}, true));
+    r.add(kind("networking.k8s.io", "networkpolicies", "NetworkPolicy", true, {"netpol"}, false));
+    for (auto [res, k, ns] : {std::tuple{"roles", "Role", true}, std::tuple{"rolebindings", "RoleBinding", true},
+                              std::tuple{"clusterroles", "ClusterRole", false},
+                              std::tuple{"clusterrolebindings", "ClusterRoleBinding", false}}) {
+        auto d = kind("rbac.authorization.k8s.io", res, k, ns, {}, false);
+        d.allow_create_on_update = true;
+        d.name_check = name_rule::path_segment;  // ValidateRBACName: path.IsValidPathSegmentName
+        r.add(std::move(d));
+    }
+    r.add(kind("policy", "poddisruptionbudgets", "PodDisruptionBudget", true, {"pdb"}, true));
+}
+
 } // namespace
 
 resource_registry resource_registry::with_builtins() {
     // Flags follow the kube-apiserver strategies (pkg/registry/...):
-    // AllowCreateOnUpdate is true for services, serviceaccounts, events and
-    // leases; ReturnDeletedObject for namespaces and services.
+    // AllowCreateOnUpdate is true for services, endpoints, limitranges,
+    // events, leases and the four RBAC kinds; ReturnDeletedObject for
+    // namespaces, services, serviceaccounts, pods, persistentvolumeclaims
+    // and resourcequotas (each kind's strategy.go and storage/storage.go).
     resource_registry r;
     {
         auto d = builtin("", "v1", "namespaces", "Namespace", false);
@@ -55,9 +116,11 @@ resource_registry resource_registry::with_builtins() {
         r.add(std::move(d));
     }
     {
+        // pkg/registry/core/serviceaccount: AllowCreateOnUpdate false,
+        // ReturnDeletedObject true (storage/storage.go).
         auto d = builtin("", "v1", "serviceaccounts", "ServiceAccount", true);
         d.short_names = {"sa"};
-        d.allow_create_on_update = true;
+        d.return_deleted_object = true;
         r.add(std::move(d));
     }
     {
@@ -86,6 +149,7 @@ resource_registry resource_registry::with_builtins() {
         d.allow_unconditional_update = false;
         r.add(std::move(d));
     }
+    add_workload_kinds(r);
     {
         auto d = builtin("apiextensions.k8s.io", "v1", "customresourcedefinitions",
                          "CustomResourceDefinition", false);

@@ -20,6 +20,12 @@
 
 namespace kcoro::apiserver {
 
+/// How metadata.name is validated (each kind's ValidateXName).
+enum class name_rule {
+    subdomain,     // DNS-1123 subdomain (most kinds)
+    path_segment,  // path.IsValidPathSegmentName (RBAC): not "." or "..", no '/' or '%'
+};
+
 /// Everything the server knows about one resource at one group/version.
 struct resource_def {
     group_version_resource gvr;
@@ -39,6 +45,8 @@ struct resource_def {
     bool return_deleted_object = false;
     /// Name rule: true = DNS-1123 label (namespaces, services), false = subdomain.
     bool name_is_label = false;
+    /// Otherwise: the rule for names that are not DNS labels.
+    name_rule name_check = name_rule::subdomain;
     /// Strategic merge patch supported (built-ins only; CRs answer 415).
     bool strategic_merge = true;
     /// The structural openAPIV3Schema of a CRD version (validation, pruning, defaults).
@@ -63,7 +71,8 @@ struct api_group_info {
 class resource_registry {
 public:
     /// The built-in resources (namespaces, configmaps, secrets, services,
-    /// serviceaccounts, events, events.k8s.io events, deployments, leases, CRDs).
+    /// serviceaccounts, events, events.k8s.io events, deployments, leases, CRDs,
+    /// and the workload, networking, RBAC and policy kinds of add_workload_kinds).
     static resource_registry with_builtins();
 
     /// Adds or replaces the definition for `def.gvr`.

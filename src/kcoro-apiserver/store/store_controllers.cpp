@@ -279,9 +279,39 @@ bool object_store::gc_step(wall_time now) {
             changed |= im.controller_write(*l.def, std::move(next), l.obj);
         }
     }
-    // 4. The root-CA publisher (root_ca_publisher.cpp): re-creates or repairs
+    // 4. The PVC protection controller (pkg/controller/volume/pvcprotection):
+    //    a claim being deleted loses `kubernetes.io/pvc-protection` once no
+    //    pod of its namespace names it in a volume (the admission plugin
+    //    adds the finalizer on create). kcoro runs no kubelet, so a pod's
+    //    phase does not matter here: only whether it still exists.
+    for (const auto& l : all) {
+        if (!l.def->gvr.group.empty() || l.def->gvr.resource != "persistentvolumeclaims") continue;
+        if (!is_being_deleted(*l.obj) || !has_finalizer(*l.obj, "kubernetes.io/pvc-protection")) continue;
+        const auto ns = namespace_of(*l.obj);
+        const auto claim = name_of(*l.obj);
+        bool in_use = false;
+        for (const auto& p : all) {
+            if (in_use) break;
+            if (!p.def->gvr.group.empty() || p.def->gvr.resource != "pods" || namespace_of(*p.obj) != ns) continue;
+            const auto* vols = find_path(*p.obj, {"spec", "volumes"});
+            if (!vols || !vols->is_array()) continue;
+            for (const auto& v : vols->as_array()) {
+                const auto* c = v.is_object() ? find_path(v.as_object(), {"persistentVolumeClaim", "claimName"}) : nullptr;
+                if (c && c->is_string() && c->get_string() == claim) in_use = true;
+            }
+        }
+        if (in_use) continue;
+        json::object next = *l.obj;
+        if (remove_finalizer(next, "kubernetes.io/pvc-protection") && still_same(l)) {
+            changed |= im.controller_write(*l.def, std::move(next), l.obj);
+        }
+    }
+    // 5. The root-CA publisher (root_ca_publisher.cpp): re-creates or repairs
     //    kube-root-ca.crt.
     changed |= im.root_ca_step(now);
+    // 6. The serviceaccounts controller (service_accounts.cpp): `default` in
+    //    every Active namespace.
+    changed |= im.service_account_step(now);
     if (!changed && revision_ == start_revision) im.gc_idle_at = revision_;
     return changed;
 }

@@ -55,6 +55,16 @@ public:
     /// publish_root_ca for every namespace.
     bool root_ca_step(wall_time now);
 
+    // The serviceaccounts controller and admission plugin (service_accounts.cpp).
+    bool service_account_controller = false;
+    /// The controller's sync of one namespace: `default` created when missing.
+    bool ensure_default_service_account(std::string_view ns, wall_time now);
+    /// ensure_default_service_account for every namespace.
+    bool service_account_step(wall_time now);
+    /// The admission plugin on a pod being created in `ns`: 403 when its
+    /// account does not exist, else `pod` mutated.
+    std::optional<error> admit_service_account(std::string_view ns, std::string_view name, boost::json::object& pod);
+
     static std::string bucket_of(const group_version_resource& gvr) {
         // events.k8s.io/v1 events are a view of the core events' storage.
         if (is_events_v1(gvr)) return "/events";

@@ -1,4 +1,5 @@
 #include "http/api_handler.hpp"
+#include "http/table.hpp"
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
@@ -707,6 +708,198 @@ TEST_CASE("table: human durations as kubectl prints them") {
     CHECK(negotiate("application/json;as=APIGroupDiscoveryList;v=v2;g=apidiscovery.k8s.io,application/json") ==
           media_choice::json);
     CHECK(negotiate("application/vnd.kubernetes.protobuf") == media_choice::not_acceptable);
+}
+
+// --- kube-apiserver's printers for more built-in kinds (builtin_printers.cpp) --
+
+namespace {
+
+/// A one-row Table of `obj` at 2025-01-01T01:00:00Z, as the server makes it.
+json::object printed(std::string_view group, std::string_view resource, std::string_view obj) {
+    auto o = json::parse(obj).as_object();
+    table_options opts;
+    opts.now = *parse_rfc3339("2025-01-01T01:00:00Z");
+    std::vector<const json::object*> items{&o};
+    return make_table(table_columns(group, resource, nullptr, false), group, resource, items, {}, opts);
+}
+
+/// "Name:type:priority" of each column, space separated.
+std::string columns_of(const json::object& t) {
+    std::string out;
+    for (const auto& c : t.at("columnDefinitions").as_array()) {
+        const auto& o = c.as_object();
+        if (!out.empty()) out += ", ";
+        out += std::string(o.at("name").as_string()) + ":" + std::string(o.at("type").as_string()) + ":" +
+               std::to_string(o.at("priority").as_int64());
+    }
+    return out;
+}
+
+std::string cells_of(const json::object& t) {
+    return json::serialize(t.at("rows").as_array().at(0).as_object().at("cells"));
+}
+
+} // namespace
+
+TEST_CASE("table: pods as printPod prints them") {
+    // As `kubectl run nginx --image=nginx` stores it: no kubelet, no container statuses.
+    auto run = printed("", "pods", R"({"apiVersion":"v1","kind":"Pod",
+        "metadata":{"name":"nginx","namespace":"default","creationTimestamp":"2025-01-01T00:00:00Z","labels":{"run":"nginx"}},
+        "spec":{"containers":[{"name":"nginx","image":"nginx"}],"restartPolicy":"Always","dnsPolicy":"ClusterFirst"},
+        "status":{"phase":"Pending","qosClass":"BestEffort"}})");
+    CHECK(columns_of(run) == "Name:string:0, Ready:string:0, Status:string:0, Restarts:string:0, Age:string:0, "
+                             "IP:string:1, Node:string:1, Nominated Node:string:1, Readiness Gates:string:1");
+    const auto& name = run.at("columnDefinitions").as_array()[0].as_object();
+    CHECK(name.at("format") == "name");
+    CHECK(std::string(run.at("columnDefinitions").as_array()[5].as_object().at("description").as_string())
+              .starts_with("podIP address allocated to the pod."));
+    CHECK(cells_of(run) == R"(["nginx","0/1","Pending","0","60m","<none>","<none>","<none>","<none>"])");
+
+    // Running: a completed init container, two ready containers, restarts.
+    auto running = printed("", "pods", R"({"apiVersion":"v1","kind":"Pod",
+        "metadata":{"name":"web","creationTimestamp":"2025-01-01T00:00:00Z"},
+        "spec":{"nodeName":"node-1","initContainers":[{"name":"init","image":"busybox"}],
+                "containers":[{"name":"a","image":"nginx"},{"name":"b","image":"redis"}],
+                "readinessGates":[{"conditionType":"example.com/gate"}]},
+        "status":{"phase":"Running","podIP":"10.1.0.5","podIPs":[{"ip":"10.1.0.5"}],
+          "conditions":[{"type":"Initialized","status":"True"},{"type":"Ready","status":"True"},
+                        {"type":"example.com/gate","status":"True"}],
+          "initContainerStatuses":[{"name":"init","ready":false,"restartCount":0,
+             "state":{"terminated":{"exitCode":0,"reason":"Completed"}}}],
+          "containerStatuses":[
+            {"name":"a","ready":true,"restartCount":2,"state":{"running":{"startedAt":"2025-01-01T00:50:00Z"}},
+             "lastState":{"terminated":{"exitCode":1,"reason":"Error","finishedAt":"2025-01-01T00:50:00Z"}}},
+            {"name":"b","ready":true,"restartCount":1,"state":{"running":{}}}]}})");
+    CHECK(cells_of(running) == R"j(["web","2/2","Running","3 (10m ago)","60m","10.1.0.5","node-1","<none>","1/1"])j");
+
+    // A waiting container's reason; an init container still to run; terminating.
+    auto crash = printed("", "pods", R"({"metadata":{"name":"c","creationTimestamp":"2025-01-01T00:00:00Z"},
+        "spec":{"containers":[{"name":"a","image":"x"}]},
+        "status":{"phase":"Running","containerStatuses":[{"name":"a","ready":false,"restartCount":4,
+          "state":{"waiting":{"reason":"CrashLoopBackOff"}}}]}})");
+    CHECK(cells_of(crash) == R"(["c","0/1","CrashLoopBackOff","4","60m","<none>","<none>","<none>","<none>"])");
+    auto init = printed("", "pods", R"({"metadata":{"name":"i","creationTimestamp":"2025-01-01T00:00:00Z"},
+        "spec":{"initContainers":[{"name":"i1","image":"x"},{"name":"i2","image":"x"}],"containers":[{"name":"a","image":"x"}]},
+        "status":{"phase":"Pending","initContainerStatuses":[
+          {"name":"i1","restartCount":0,"state":{"terminated":{"exitCode":0}}},
+          {"name":"i2","restartCount":0,"state":{"waiting":{"reason":"PodInitializing"}}}]}})");
+    CHECK(cells_of(init) == R"(["i","0/1","Init:1/2","0","60m","<none>","<none>","<none>","<none>"])");
+    auto del = printed("", "pods", R"({"metadata":{"name":"d","creationTimestamp":"2025-01-01T00:00:00Z",
+        "deletionTimestamp":"2025-01-01T00:59:00Z"},"spec":{"containers":[{"name":"a","image":"x"}]},
+        "status":{"phase":"Running"}})");
+    CHECK(cells_of(del) == R"(["d","0/1","Terminating","0","60m","<none>","<none>","<none>","<none>"])");
+}
+
+TEST_CASE("table: jobs and cronjobs as printJob and printCronJob print them") {
+    auto running = printed("batch", "jobs", R"({"metadata":{"name":"pi","creationTimestamp":"2025-01-01T00:00:00Z"},
+        "spec":{"completions":3,"parallelism":1,
+          "selector":{"matchLabels":{"batch.kubernetes.io/controller-uid":"abc"}},
+          "template":{"spec":{"containers":[{"name":"pi","image":"perl"}]}}},
+        "status":{"startTime":"2025-01-01T00:30:00Z","succeeded":1,"active":1}})");
+    CHECK(columns_of(running) == "Name:string:0, Status:string:0, Completions:string:0, Duration:string:0, Age:string:0, "
+                                 "Containers:string:1, Images:string:1, Selector:string:1");
+    CHECK(cells_of(running) == R"(["pi","Running","1/3","30m","60m","pi","perl","batch.kubernetes.io/controller-uid=abc"])");
+    auto done = printed("batch", "jobs", R"({"metadata":{"name":"j","creationTimestamp":"2025-01-01T00:00:00Z"},
+        "spec":{"parallelism":2,"template":{"spec":{"containers":[{"name":"a","image":"x"},{"name":"b","image":"y"}]}}},
+        "status":{"startTime":"2025-01-01T00:00:00Z","completionTime":"2025-01-01T00:00:42Z","succeeded":1,
+          "conditions":[{"type":"SuccessCriteriaMet","status":"True"},{"type":"Complete","status":"True"}]}})");
+    CHECK(cells_of(done) == R"(["j","Complete","1/1 of 2","42s","60m","a,b","x,y","<none>"])");
+    auto fresh = printed("batch", "jobs", R"({"metadata":{"name":"n","creationTimestamp":"2025-01-01T00:00:00Z"},
+        "spec":{"completions":1,"template":{"spec":{"containers":[]}}}})");
+    CHECK(cells_of(fresh) == R"(["n","Running","0/1","","60m","","","<none>"])");
+
+    auto cj = printed("batch", "cronjobs", R"({"metadata":{"name":"hello","creationTimestamp":"2025-01-01T00:00:00Z"},
+        "spec":{"schedule":"*/1 * * * *","suspend":false,"concurrencyPolicy":"Allow",
+          "jobTemplate":{"spec":{"template":{"spec":{"containers":[{"name":"hello","image":"busybox"}]}}}}},
+        "status":{"active":[{"kind":"Job","name":"hello-1"}],"lastScheduleTime":"2025-01-01T00:59:00Z"}})");
+    CHECK(columns_of(cj) == "Name:string:0, Schedule:string:0, Timezone:string:0, Suspend:boolean:0, Active:integer:0, "
+                            "Last Schedule:string:0, Age:string:0, Containers:string:1, Images:string:1, Selector:string:1");
+    CHECK(cells_of(cj) == R"(["hello","*/1 * * * *","<none>","False",1,"60s","60m","hello","busybox","<none>"])");
+    auto cj2 = printed("batch", "cronjobs", R"({"metadata":{"name":"tz","creationTimestamp":"2025-01-01T00:00:00Z"},
+        "spec":{"schedule":"0 0 * * *","timeZone":"Etc/UTC","jobTemplate":{"spec":{"template":{"spec":{"containers":[]}}}}}})");
+    CHECK(cells_of(cj2) == R"(["tz","0 0 * * *","Etc/UTC","<unset>",0,"<none>","60m","","","<none>"])");
+}
+
+TEST_CASE("table: rbac, replicasets, ingresses, pdbs and others as printers.go prints them") {
+    auto rb = printed("rbac.authorization.k8s.io", "rolebindings", R"({"metadata":{"name":"read-pods",
+        "creationTimestamp":"2025-01-01T00:00:00Z"},"roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"Role","name":"pod-reader"},
+        "subjects":[{"kind":"User","name":"jane"},{"kind":"Group","name":"devs"},
+                    {"kind":"ServiceAccount","name":"sa1","namespace":"default"},
+                    {"kind":"ServiceAccount","name":"sa2","namespace":"ns2"}]})");
+    CHECK(columns_of(rb) == "Name:string:0, Role:string:0, Age:string:0, Users:string:1, Groups:string:1, "
+                            "ServiceAccounts:string:1");
+    CHECK(cells_of(rb) == R"(["read-pods","Role/pod-reader","60m","jane","devs","default/sa1, ns2/sa2"])");
+    auto crb = printed("rbac.authorization.k8s.io", "clusterrolebindings", R"({"metadata":{"name":"admin",
+        "creationTimestamp":"2025-01-01T00:00:00Z"},"roleRef":{"kind":"ClusterRole","name":"cluster-admin"}})");
+    CHECK(cells_of(crb) == R"(["admin","ClusterRole/cluster-admin","60m","","",""])");
+    // Roles, clusterroles and limitranges have no printer: the default table convertor.
+    auto role = printed("rbac.authorization.k8s.io", "clusterroles",
+                        R"({"metadata":{"name":"view","creationTimestamp":"2025-01-01T00:00:00Z"},"rules":[]})");
+    CHECK(columns_of(role) == "Name:string:0, Created At:date:0");
+    CHECK(cells_of(role) == R"(["view","2025-01-01T00:00:00Z"])");
+    CHECK(columns_of(printed("", "limitranges", R"({"metadata":{"name":"l"}})")) == "Name:string:0, Created At:date:0");
+
+    auto rs = printed("apps", "replicasets", R"({"metadata":{"name":"web-abc","creationTimestamp":"2025-01-01T00:00:00Z"},
+        "spec":{"replicas":3,"selector":{"matchLabels":{"tier":"fe","app":"web"},
+            "matchExpressions":[{"key":"env","operator":"In","values":["prod","dev"]}]},
+          "template":{"spec":{"containers":[{"name":"web","image":"nginx"}]}}},
+        "status":{"replicas":3,"readyReplicas":2}})");
+    CHECK(columns_of(rs) == "Name:string:0, Desired:integer:0, Current:integer:0, Ready:integer:0, Age:string:0, "
+                            "Containers:string:1, Images:string:1, Selector:string:1");
+    CHECK(cells_of(rs) == R"(["web-abc",3,3,2,"60m","web","nginx","app=web,env in (dev,prod),tier=fe"])");
+    auto ss = printed("apps", "statefulsets", R"({"metadata":{"name":"db","creationTimestamp":"2025-01-01T00:00:00Z"},
+        "spec":{"replicas":2,"template":{"spec":{"containers":[{"name":"pg","image":"postgres"}]}}},"status":{"readyReplicas":1}})");
+    CHECK(cells_of(ss) == R"(["db","1/2","60m","pg","postgres"])");
+    auto ds = printed("apps", "daemonsets", R"({"metadata":{"name":"agent","creationTimestamp":"2025-01-01T00:00:00Z"},
+        "spec":{"selector":{"matchLabels":{"app":"agent"}},"template":{"spec":{"nodeSelector":{"os":"linux"},
+          "containers":[{"name":"a","image":"agent"}]}}},
+        "status":{"desiredNumberScheduled":2,"currentNumberScheduled":2,"numberReady":1,"updatedNumberScheduled":2,"numberAvailable":1}})");
+    CHECK(cells_of(ds) == R"(["agent",2,2,1,2,1,"os=linux","60m","a","agent","app=agent"])");
+
+    auto ing = printed("networking.k8s.io", "ingresses", R"({"metadata":{"name":"ing","creationTimestamp":"2025-01-01T00:00:00Z"},
+        "spec":{"ingressClassName":"nginx","rules":[{"host":"foo.com"},{"host":"bar.com"},{}],
+          "tls":[{"hosts":["foo.com"],"secretName":"tls"}]},
+        "status":{"loadBalancer":{"ingress":[{"ip":"10.0.0.2"},{"hostname":"lb.example.com"},{"ip":"10.0.0.1"}]}}})");
+    CHECK(columns_of(ing) == "Name:string:0, Class:string:0, Hosts:string:0, Address:string:0, Ports:string:0, Age:string:0");
+    CHECK(cells_of(ing) == R"(["ing","nginx","foo.com,bar.com","10.0.0.1,10.0.0.2,lb.example.com","80, 443","60m"])");
+    auto bare = printed("networking.k8s.io", "ingresses", R"({"metadata":{"name":"b","creationTimestamp":"2025-01-01T00:00:00Z"},
+        "spec":{"defaultBackend":{"service":{"name":"s","port":{"number":80}}}}})");
+    CHECK(cells_of(bare) == R"(["b","<none>","*","","80","60m"])");
+    auto np = printed("networking.k8s.io", "networkpolicies", R"({"metadata":{"name":"deny","creationTimestamp":"2025-01-01T00:00:00Z"},
+        "spec":{"podSelector":{}}})");
+    CHECK(cells_of(np) == R"(["deny","<none>","60m"])");
+
+    auto pdb = printed("policy", "poddisruptionbudgets", R"({"metadata":{"name":"pdb","creationTimestamp":"2025-01-01T00:00:00Z"},
+        "spec":{"minAvailable":2,"selector":{"matchLabels":{"app":"web"}}},"status":{"disruptionsAllowed":1}})");
+    CHECK(columns_of(pdb) == "Name:string:0, Min Available:string:0, Max Unavailable:string:0, "
+                             "Allowed Disruptions:integer:0, Age:string:0");
+    CHECK(cells_of(pdb) == R"(["pdb","2","N/A",1,"60m"])");
+    auto pdb2 = printed("policy", "poddisruptionbudgets", R"({"metadata":{"name":"p2","creationTimestamp":"2025-01-01T00:00:00Z"},
+        "spec":{"maxUnavailable":"25%"}})");
+    CHECK(cells_of(pdb2) == R"(["p2","N/A","25%",0,"60m"])");
+
+    auto sa = printed("", "serviceaccounts", R"({"metadata":{"name":"default","creationTimestamp":"2025-01-01T00:00:00Z"}})");
+    CHECK(columns_of(sa) == "Name:string:0, Secrets:string:0, Age:string:0");
+    CHECK(cells_of(sa) == R"(["default",0,"60m"])");
+    auto node = printed("", "nodes", R"({"metadata":{"name":"n1","creationTimestamp":"2025-01-01T00:00:00Z",
+        "labels":{"node-role.kubernetes.io/control-plane":"","kubernetes.io/role":"master"}},
+        "spec":{"unschedulable":true},"status":{"conditions":[{"type":"Ready","status":"True"}],
+        "addresses":[{"type":"InternalIP","address":"192.168.0.2"}],"nodeInfo":{"kubeletVersion":"v1.32.0"}}})");
+    CHECK(cells_of(node) == R"(["n1","Ready,SchedulingDisabled","control-plane,master","60m","v1.32.0","192.168.0.2",)"
+                            R"("<none>","<unknown>","<unknown>","<unknown>"])");
+    auto pvc = printed("", "persistentvolumeclaims", R"({"metadata":{"name":"data","creationTimestamp":"2025-01-01T00:00:00Z"},
+        "spec":{"accessModes":["ReadWriteOnce"],"resources":{"requests":{"storage":"1Gi"}},"storageClassName":"standard",
+          "volumeMode":"Filesystem"},"status":{"phase":"Pending"}})");
+    CHECK(cells_of(pvc) == R"(["data","Pending","","","","standard","<unset>","60m","Filesystem"])");
+    auto ep = printed("", "endpoints", R"({"metadata":{"name":"svc","creationTimestamp":"2025-01-01T00:00:00Z"},
+        "subsets":[{"addresses":[{"ip":"10.0.0.1"},{"ip":"10.0.0.2"}],"ports":[{"port":80},{"port":443}]}]})");
+    CHECK(cells_of(ep) == R"(["svc","10.0.0.1:80,10.0.0.2:80,10.0.0.1:443 + 1 more...","60m"])");
+    auto eps = printed("discovery.k8s.io", "endpointslices", R"({"metadata":{"name":"svc-x","creationTimestamp":"2025-01-01T00:00:00Z"},
+        "addressType":"IPv4","endpoints":[{"addresses":["10.0.0.1"]}],"ports":[{"name":"http","port":80},{"name":"any"}]})");
+    CHECK(cells_of(eps) == R"(["svc-x","IPv4","80,any","10.0.0.1","60m"])");
+    auto rq = printed("", "resourcequotas", R"({"metadata":{"name":"q","creationTimestamp":"2025-01-01T00:00:00Z"},
+        "status":{"hard":{"pods":"10","requests.cpu":"1","limits.memory":"2Gi"},"used":{"pods":"3","requests.cpu":"500m"}}})");
+    CHECK(cells_of(rq) == R"(["q","pods: 3/10, requests.cpu: 500m/1","limits.memory: 0/2Gi","60m"])");
 }
 
 // --- issue 13: the real server's answers ------------------------------------

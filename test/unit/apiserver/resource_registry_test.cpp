@@ -39,9 +39,37 @@ TEST_CASE("discovery: groups, core first, and resources per group/version") {
     auto apps = std::find_if(groups.begin(), groups.end(), [](const auto& g) { return g.name == "apps"; });
     REQUIRE(apps != groups.end());
     auto core = r.resources("", "v1");
-    CHECK(core.size() == 6);
-    CHECK(r.resources("apps", "v1").size() == 1);
+    CHECK(core.size() == 12);
+    CHECK(r.resources("apps", "v1").size() == 4);
     CHECK(r.resources("apps", "v2").empty());
+    for (const char* g : {"batch", "discovery.k8s.io", "networking.k8s.io", "rbac.authorization.k8s.io", "policy"}) {
+        CHECK_MESSAGE(!r.resources(g, "v1").empty(), g);
+    }
+}
+
+TEST_CASE("the workload, RBAC and policy kinds carry their strategies' flags (v1.32 pkg/registry)") {
+    auto r = resource_registry::with_builtins();
+    const auto* pods = r.find({"", "v1", "pods"});
+    REQUIRE(pods);
+    CHECK(pods->has_status);
+    CHECK(pods->return_deleted_object);
+    CHECK_FALSE(pods->allow_create_on_update);
+    CHECK(pods->short_names == std::vector<std::string>{"po"});
+    CHECK(pods->categories == std::vector<std::string>{"all"});
+    const auto* sa = r.find(resources::serviceaccounts());
+    CHECK(sa->return_deleted_object);
+    CHECK_FALSE(sa->allow_create_on_update);
+    const auto* ep = r.find({"", "v1", "endpoints"});
+    CHECK(ep->singular == "endpoints");
+    CHECK(ep->allow_create_on_update);
+    CHECK_FALSE(r.find({"", "v1", "nodes"})->namespaced);
+    const auto* roles = r.find({"rbac.authorization.k8s.io", "v1", "roles"});
+    CHECK(roles->allow_create_on_update);
+    CHECK(roles->name_check == name_rule::path_segment);
+    CHECK_FALSE(r.find({"rbac.authorization.k8s.io", "v1", "clusterrolebindings"})->namespaced);
+    CHECK(r.find({"batch", "v1", "cronjobs"})->short_names == std::vector<std::string>{"cj"});
+    CHECK(r.find({"policy", "v1", "poddisruptionbudgets"})->has_status);
+    CHECK_FALSE(r.find({"networking.k8s.io", "v1", "networkpolicies"})->has_status);
 }
 
 TEST_CASE("CRD-registered resources come and go together") {
