@@ -1,5 +1,6 @@
 // Tables written from the public API's field numbers and Go struct tags
-// (k8s.io/api v0.32 core/v1, apps/v1, coordination/v1, events/v1 and autoscaling/v1 types.go / generated.proto,
+// (k8s.io/api v0.32 core/v1, apps/v1, batch/v1, rbac/v1, policy/v1, networking/v1,
+// discovery/v1, coordination/v1, events/v1 and autoscaling/v1 types.go / generated.proto,
 // k8s.io/apimachinery v0.32 pkg/apis/meta/v1). Order is the Go struct's, so
 // the decoded JSON keeps Go's key order. Commented numbers are fields of the
 // real message that kcoro does not decode yet (skipped with a warning).
@@ -847,6 +848,515 @@ constexpr field_desc ScaleStatus[] = {
     {1, "replicas", "Replicas", k::int32, "", 0},
     {2, "selector", "Selector", k::string, "", omit},
 };
+// core/v1 Pod (kubectl run): PodSpec above, PodStatus.
+constexpr field_desc Pod[] = {
+    {1, "metadata", "ObjectMeta", k::message, "ObjectMeta", omit},
+    {2, "spec", "Spec", k::message, "PodSpec", omit},
+    {3, "status", "Status", k::message, "PodStatus", omit},
+};
+constexpr field_desc PodStatus[] = {
+    {1, "phase", "Phase", k::string, "", omit},
+    {2, "conditions", "Conditions", k::message, "PodCondition", rep|omit},
+    {3, "message", "Message", k::string, "", omit},
+    {4, "reason", "Reason", k::string, "", omit},
+    {11, "nominatedNodeName", "NominatedNodeName", k::string, "", omit},
+    {5, "hostIP", "HostIP", k::string, "", omit},
+    {16, "hostIPs", "HostIPs", k::message, "HostIP", rep|omit},
+    {6, "podIP", "PodIP", k::string, "", omit},
+    {12, "podIPs", "PodIPs", k::message, "PodIP", rep|omit},
+    {7, "startTime", "StartTime", k::time, "", ptr|omit},
+    {10, "initContainerStatuses", "InitContainerStatuses", k::message, "ContainerStatus", rep|omit},
+    {8, "containerStatuses", "ContainerStatuses", k::message, "ContainerStatus", rep|omit},
+    {9, "qosClass", "QOSClass", k::string, "", omit},
+    {13, "ephemeralContainerStatuses", "EphemeralContainerStatuses", k::message, "ContainerStatus", rep|omit},
+    {14, "resize", "Resize", k::string, "", omit},
+    {15, "resourceClaimStatuses", "ResourceClaimStatuses", k::message, "PodResourceClaimStatus", rep|omit},
+};
+constexpr field_desc PodCondition[] = {
+    {1, "type", "Type", k::string, "", 0},
+    {2, "status", "Status", k::string, "", 0},
+    {3, "lastProbeTime", "LastProbeTime", k::time, "", omit},
+    {4, "lastTransitionTime", "LastTransitionTime", k::time, "", omit},
+    {5, "reason", "Reason", k::string, "", omit},
+    {6, "message", "Message", k::string, "", omit},
+};
+constexpr field_desc HostIP[] = {
+    {1, "ip", "IP", k::string, "", 0},
+};
+constexpr field_desc PodIP[] = {
+    {1, "ip", "IP", k::string, "", 0},
+};
+constexpr field_desc ContainerStatus[] = {
+    {1, "name", "Name", k::string, "", 0},
+    {2, "state", "State", k::message, "ContainerState", omit},
+    {3, "lastState", "LastTerminationState", k::message, "ContainerState", omit},
+    {4, "ready", "Ready", k::boolean, "", 0},
+    {5, "restartCount", "RestartCount", k::int32, "", 0},
+    {6, "image", "Image", k::string, "", 0},
+    {7, "imageID", "ImageID", k::string, "", 0},
+    {8, "containerID", "ContainerID", k::string, "", omit},
+    {9, "started", "Started", k::boolean, "", ptr|omit},
+    {10, "allocatedResources", "AllocatedResources", k::quantity_map, "", omit},
+    {11, "resources", "Resources", k::message, "ResourceRequirements", ptr|omit},
+    {12, "volumeMounts", "VolumeMounts", k::message, "VolumeMountStatus", rep|omit},
+    {13, "user", "User", k::message, "ContainerUser", ptr|omit},
+    {14, "allocatedResourcesStatus", "AllocatedResourcesStatus", k::message, "ResourceStatus", rep|omit},
+};
+constexpr field_desc ContainerState[] = {
+    {1, "waiting", "Waiting", k::message, "ContainerStateWaiting", ptr|omit},
+    {2, "running", "Running", k::message, "ContainerStateRunning", ptr|omit},
+    {3, "terminated", "Terminated", k::message, "ContainerStateTerminated", ptr|omit},
+};
+constexpr field_desc ContainerStateWaiting[] = {
+    {1, "reason", "Reason", k::string, "", omit},
+    {2, "message", "Message", k::string, "", omit},
+};
+constexpr field_desc ContainerStateRunning[] = {
+    {1, "startedAt", "StartedAt", k::time, "", omit},
+};
+constexpr field_desc ContainerStateTerminated[] = {
+    {1, "exitCode", "ExitCode", k::int32, "", 0},
+    {2, "signal", "Signal", k::int32, "", omit},
+    {3, "reason", "Reason", k::string, "", omit},
+    {4, "message", "Message", k::string, "", omit},
+    {5, "startedAt", "StartedAt", k::time, "", omit},
+    {6, "finishedAt", "FinishedAt", k::time, "", omit},
+    {7, "containerID", "ContainerID", k::string, "", omit},
+};
+constexpr field_desc VolumeMountStatus[] = {
+    {1, "name", "Name", k::string, "", 0},
+    {2, "mountPath", "MountPath", k::string, "", 0},
+    {3, "readOnly", "ReadOnly", k::boolean, "", omit},
+    {4, "recursiveReadOnly", "RecursiveReadOnly", k::string, "", ptr|omit},
+};
+constexpr field_desc ResourceStatus[] = {
+    {1, "name", "Name", k::string, "", 0},
+    {2, "resources", "Resources", k::message, "ResourceHealth", rep|omit},
+};
+constexpr field_desc ResourceHealth[] = {
+    {1, "resourceID", "ResourceID", k::string, "", 0},
+    {2, "health", "Health", k::string, "", omit},
+};
+// core/v1 PersistentVolumeClaim (also a StatefulSet's volumeClaimTemplates).
+constexpr field_desc PersistentVolumeClaim[] = {
+    {1, "metadata", "ObjectMeta", k::message, "ObjectMeta", omit},
+    {2, "spec", "Spec", k::message, "PersistentVolumeClaimSpec", omit},
+    {3, "status", "Status", k::message, "PersistentVolumeClaimStatus", omit},
+};
+constexpr field_desc PersistentVolumeClaimStatus[] = {
+    {1, "phase", "Phase", k::string, "", omit},
+    {2, "accessModes", "AccessModes", k::string, "", rep|omit},
+    {3, "capacity", "Capacity", k::quantity_map, "", omit},
+    {4, "conditions", "Conditions", k::message, "PersistentVolumeClaimCondition", rep|omit},
+    {5, "allocatedResources", "AllocatedResources", k::quantity_map, "", omit},
+    {7, "allocatedResourceStatuses", "AllocatedResourceStatuses", k::string_map, "", omit},
+    {8, "currentVolumeAttributesClassName", "CurrentVolumeAttributesClassName", k::string, "", ptr|omit},
+    {9, "modifyVolumeStatus", "ModifyVolumeStatus", k::message, "ModifyVolumeStatus", ptr|omit},
+};
+constexpr field_desc PersistentVolumeClaimCondition[] = {
+    {1, "type", "Type", k::string, "", 0},
+    {2, "status", "Status", k::string, "", 0},
+    {3, "lastProbeTime", "LastProbeTime", k::time, "", omit},
+    {4, "lastTransitionTime", "LastTransitionTime", k::time, "", omit},
+    {5, "reason", "Reason", k::string, "", omit},
+    {6, "message", "Message", k::string, "", omit},
+};
+constexpr field_desc ModifyVolumeStatus[] = {
+    {1, "targetVolumeAttributesClassName", "TargetVolumeAttributesClassName", k::string, "", omit},
+    {2, "status", "Status", k::string, "", 0},
+};
+// core/v1 Endpoints.
+constexpr field_desc Endpoints[] = {
+    {1, "metadata", "ObjectMeta", k::message, "ObjectMeta", omit},
+    {2, "subsets", "Subsets", k::message, "EndpointSubset", rep|omit},
+};
+constexpr field_desc EndpointSubset[] = {
+    {1, "addresses", "Addresses", k::message, "EndpointAddress", rep|omit},
+    {2, "notReadyAddresses", "NotReadyAddresses", k::message, "EndpointAddress", rep|omit},
+    {3, "ports", "Ports", k::message, "EndpointPort", rep|omit},
+};
+constexpr field_desc EndpointAddress[] = {
+    {1, "ip", "IP", k::string, "", 0},
+    {3, "hostname", "Hostname", k::string, "", omit},
+    {4, "nodeName", "NodeName", k::string, "", ptr|omit},
+    {2, "targetRef", "TargetRef", k::message, "ObjectReference", ptr|omit},
+};
+constexpr field_desc EndpointPort[] = {
+    {1, "name", "Name", k::string, "", omit},
+    {2, "port", "Port", k::int32, "", 0},
+    {3, "protocol", "Protocol", k::string, "", omit},
+    {4, "appProtocol", "AppProtocol", k::string, "", ptr|omit},
+};
+// batch/v1 Job and CronJob (kubectl create job / cronjob).
+constexpr field_desc Job[] = {
+    {1, "metadata", "ObjectMeta", k::message, "ObjectMeta", omit},
+    {2, "spec", "Spec", k::message, "JobSpec", omit},
+    {3, "status", "Status", k::message, "JobStatus", omit},
+};
+constexpr field_desc JobSpec[] = {
+    {1, "parallelism", "Parallelism", k::int32, "", ptr|omit},
+    {2, "completions", "Completions", k::int32, "", ptr|omit},
+    {3, "activeDeadlineSeconds", "ActiveDeadlineSeconds", k::int64, "", ptr|omit},
+    {11, "podFailurePolicy", "PodFailurePolicy", k::message, "PodFailurePolicy", ptr|omit},
+    {16, "successPolicy", "SuccessPolicy", k::message, "SuccessPolicy", ptr|omit},
+    {7, "backoffLimit", "BackoffLimit", k::int32, "", ptr|omit},
+    {12, "backoffLimitPerIndex", "BackoffLimitPerIndex", k::int32, "", ptr|omit},
+    {13, "maxFailedIndexes", "MaxFailedIndexes", k::int32, "", ptr|omit},
+    {4, "selector", "Selector", k::message, "LabelSelector", ptr|omit},
+    {5, "manualSelector", "ManualSelector", k::boolean, "", ptr|omit},
+    {6, "template", "Template", k::message, "PodTemplateSpec", 0},
+    {8, "ttlSecondsAfterFinished", "TTLSecondsAfterFinished", k::int32, "", ptr|omit},
+    {9, "completionMode", "CompletionMode", k::string, "", ptr|omit},
+    {10, "suspend", "Suspend", k::boolean, "", ptr|omit},
+    {14, "podReplacementPolicy", "PodReplacementPolicy", k::string, "", ptr|omit},
+    {15, "managedBy", "ManagedBy", k::string, "", ptr|omit},
+};
+constexpr field_desc PodFailurePolicy[] = {
+    {1, "rules", "Rules", k::message, "PodFailurePolicyRule", rep},
+};
+constexpr field_desc PodFailurePolicyRule[] = {
+    {1, "action", "Action", k::string, "", 0},
+    {2, "onExitCodes", "OnExitCodes", k::message, "PodFailurePolicyOnExitCodesRequirement", ptr|omit},
+    {3, "onPodConditions", "OnPodConditions", k::message, "PodFailurePolicyOnPodConditionsPattern", rep|omit},
+};
+constexpr field_desc PodFailurePolicyOnExitCodesRequirement[] = {
+    {1, "containerName", "ContainerName", k::string, "", ptr|omit},
+    {2, "operator", "Operator", k::string, "", 0},
+    {3, "values", "Values", k::int32, "", rep},
+};
+constexpr field_desc PodFailurePolicyOnPodConditionsPattern[] = {
+    {1, "type", "Type", k::string, "", 0},
+    {2, "status", "Status", k::string, "", 0},
+};
+constexpr field_desc SuccessPolicy[] = {
+    {1, "rules", "Rules", k::message, "SuccessPolicyRule", rep},
+};
+constexpr field_desc SuccessPolicyRule[] = {
+    {1, "succeededIndexes", "SucceededIndexes", k::string, "", ptr|omit},
+    {2, "succeededCount", "SucceededCount", k::int32, "", ptr|omit},
+};
+constexpr field_desc JobStatus[] = {
+    {1, "conditions", "Conditions", k::message, "JobCondition", rep|omit},
+    {2, "startTime", "StartTime", k::time, "", ptr|omit},
+    {3, "completionTime", "CompletionTime", k::time, "", ptr|omit},
+    {4, "active", "Active", k::int32, "", omit},
+    {5, "succeeded", "Succeeded", k::int32, "", omit},
+    {6, "failed", "Failed", k::int32, "", omit},
+    {11, "terminating", "Terminating", k::int32, "", ptr|omit},
+    {7, "completedIndexes", "CompletedIndexes", k::string, "", omit},
+    {10, "failedIndexes", "FailedIndexes", k::string, "", ptr|omit},
+    {8, "uncountedTerminatedPods", "UncountedTerminatedPods", k::message, "UncountedTerminatedPods", ptr|omit},
+    {9, "ready", "Ready", k::int32, "", ptr|omit},
+};
+constexpr field_desc JobCondition[] = {
+    {1, "type", "Type", k::string, "", 0},
+    {2, "status", "Status", k::string, "", 0},
+    {3, "lastProbeTime", "LastProbeTime", k::time, "", omit},
+    {4, "lastTransitionTime", "LastTransitionTime", k::time, "", omit},
+    {5, "reason", "Reason", k::string, "", omit},
+    {6, "message", "Message", k::string, "", omit},
+};
+constexpr field_desc UncountedTerminatedPods[] = {
+    {1, "succeeded", "Succeeded", k::string, "", rep|omit},
+    {2, "failed", "Failed", k::string, "", rep|omit},
+};
+constexpr field_desc CronJob[] = {
+    {1, "metadata", "ObjectMeta", k::message, "ObjectMeta", omit},
+    {2, "spec", "Spec", k::message, "CronJobSpec", omit},
+    {3, "status", "Status", k::message, "CronJobStatus", omit},
+};
+constexpr field_desc CronJobSpec[] = {
+    {1, "schedule", "Schedule", k::string, "", 0},
+    {8, "timeZone", "TimeZone", k::string, "", ptr|omit},
+    {2, "startingDeadlineSeconds", "StartingDeadlineSeconds", k::int64, "", ptr|omit},
+    {3, "concurrencyPolicy", "ConcurrencyPolicy", k::string, "", omit},
+    {4, "suspend", "Suspend", k::boolean, "", ptr|omit},
+    {5, "jobTemplate", "JobTemplate", k::message, "JobTemplateSpec", 0},
+    {6, "successfulJobsHistoryLimit", "SuccessfulJobsHistoryLimit", k::int32, "", ptr|omit},
+    {7, "failedJobsHistoryLimit", "FailedJobsHistoryLimit", k::int32, "", ptr|omit},
+};
+constexpr field_desc JobTemplateSpec[] = {
+    {1, "metadata", "ObjectMeta", k::message, "ObjectMeta", omit},
+    {2, "spec", "Spec", k::message, "JobSpec", omit},
+};
+constexpr field_desc CronJobStatus[] = {
+    {1, "active", "Active", k::message, "ObjectReference", rep|omit},
+    {4, "lastScheduleTime", "LastScheduleTime", k::time, "", ptr|omit},
+    {5, "lastSuccessfulTime", "LastSuccessfulTime", k::time, "", ptr|omit},
+};
+// rbac.authorization.k8s.io/v1 (kubectl create role / clusterrole / rolebinding / clusterrolebinding).
+constexpr field_desc Role[] = {
+    {1, "metadata", "ObjectMeta", k::message, "ObjectMeta", omit},
+    {2, "rules", "Rules", k::message, "PolicyRule", rep},
+};
+constexpr field_desc ClusterRole[] = {
+    {1, "metadata", "ObjectMeta", k::message, "ObjectMeta", omit},
+    {2, "rules", "Rules", k::message, "PolicyRule", rep},
+    {3, "aggregationRule", "AggregationRule", k::message, "AggregationRule", ptr|omit},
+};
+constexpr field_desc PolicyRule[] = {
+    {1, "verbs", "Verbs", k::string, "", rep},
+    {2, "apiGroups", "APIGroups", k::string, "", rep|omit},
+    {3, "resources", "Resources", k::string, "", rep|omit},
+    {4, "resourceNames", "ResourceNames", k::string, "", rep|omit},
+    {5, "nonResourceURLs", "NonResourceURLs", k::string, "", rep|omit},
+};
+constexpr field_desc AggregationRule[] = {
+    {1, "clusterRoleSelectors", "ClusterRoleSelectors", k::message, "LabelSelector", rep|omit},
+};
+constexpr field_desc RoleBinding[] = {
+    {1, "metadata", "ObjectMeta", k::message, "ObjectMeta", omit},
+    {2, "subjects", "Subjects", k::message, "Subject", rep|omit},
+    {3, "roleRef", "RoleRef", k::message, "RoleRef", 0},
+};
+constexpr field_desc ClusterRoleBinding[] = {
+    {1, "metadata", "ObjectMeta", k::message, "ObjectMeta", omit},
+    {2, "subjects", "Subjects", k::message, "Subject", rep|omit},
+    {3, "roleRef", "RoleRef", k::message, "RoleRef", 0},
+};
+constexpr field_desc Subject[] = {
+    {1, "kind", "Kind", k::string, "", 0},
+    {2, "apiGroup", "APIGroup", k::string, "", omit},
+    {3, "name", "Name", k::string, "", 0},
+    {4, "namespace", "Namespace", k::string, "", omit},
+};
+constexpr field_desc RoleRef[] = {
+    {1, "apiGroup", "APIGroup", k::string, "", 0},
+    {2, "kind", "Kind", k::string, "", 0},
+    {3, "name", "Name", k::string, "", 0},
+};
+// policy/v1 PodDisruptionBudget (kubectl create poddisruptionbudget); conditions are metav1.Condition.
+constexpr field_desc PodDisruptionBudget[] = {
+    {1, "metadata", "ObjectMeta", k::message, "ObjectMeta", omit},
+    {2, "spec", "Spec", k::message, "PodDisruptionBudgetSpec", omit},
+    {3, "status", "Status", k::message, "PodDisruptionBudgetStatus", omit},
+};
+constexpr field_desc PodDisruptionBudgetSpec[] = {
+    {1, "minAvailable", "MinAvailable", k::int_or_string, "", ptr|omit},
+    {2, "selector", "Selector", k::message, "LabelSelector", ptr|omit},
+    {3, "maxUnavailable", "MaxUnavailable", k::int_or_string, "", ptr|omit},
+    {4, "unhealthyPodEvictionPolicy", "UnhealthyPodEvictionPolicy", k::string, "", ptr|omit},
+};
+constexpr field_desc PodDisruptionBudgetStatus[] = {
+    {1, "observedGeneration", "ObservedGeneration", k::int64, "", omit},
+    // 2 disruptedPods: map[string]metav1.Time not decoded (no map-of-Time kind)
+    {3, "disruptionsAllowed", "DisruptionsAllowed", k::int32, "", 0},
+    {4, "currentHealthy", "CurrentHealthy", k::int32, "", 0},
+    {5, "desiredHealthy", "DesiredHealthy", k::int32, "", 0},
+    {6, "expectedPods", "ExpectedPods", k::int32, "", 0},
+    {7, "conditions", "Conditions", k::message, "Condition", rep|omit},
+};
+// networking.k8s.io/v1 Ingress (kubectl create ingress).
+constexpr field_desc Ingress[] = {
+    {1, "metadata", "ObjectMeta", k::message, "ObjectMeta", omit},
+    {2, "spec", "Spec", k::message, "IngressSpec", omit},
+    {3, "status", "Status", k::message, "IngressStatus", omit},
+};
+constexpr field_desc IngressSpec[] = {
+    {4, "ingressClassName", "IngressClassName", k::string, "", ptr|omit},
+    {1, "defaultBackend", "DefaultBackend", k::message, "IngressBackend", ptr|omit},
+    {2, "tls", "TLS", k::message, "IngressTLS", rep|omit},
+    {3, "rules", "Rules", k::message, "IngressRule", rep|omit},
+};
+constexpr field_desc IngressBackend[] = {
+    {4, "service", "Service", k::message, "IngressServiceBackend", ptr|omit},
+    {3, "resource", "Resource", k::message, "TypedLocalObjectReference", ptr|omit},
+};
+constexpr field_desc IngressServiceBackend[] = {
+    {1, "name", "Name", k::string, "", 0},
+    {2, "port", "Port", k::message, "ServiceBackendPort", omit},
+};
+constexpr field_desc ServiceBackendPort[] = {
+    {1, "name", "Name", k::string, "", omit},
+    {2, "number", "Number", k::int32, "", omit},
+};
+constexpr field_desc IngressTLS[] = {
+    {1, "hosts", "Hosts", k::string, "", rep|omit},
+    {2, "secretName", "SecretName", k::string, "", omit},
+};
+constexpr field_desc IngressRule[] = {
+    {1, "host", "Host", k::string, "", omit},
+    {2, "", "IngressRuleValue", k::message, "IngressRuleValue", inl},
+};
+constexpr field_desc IngressRuleValue[] = {
+    {1, "http", "HTTP", k::message, "HTTPIngressRuleValue", ptr|omit},
+};
+constexpr field_desc HTTPIngressRuleValue[] = {
+    {1, "paths", "Paths", k::message, "HTTPIngressPath", rep},
+};
+constexpr field_desc HTTPIngressPath[] = {
+    {1, "path", "Path", k::string, "", omit},
+    {3, "pathType", "PathType", k::string, "", ptr},
+    {2, "backend", "Backend", k::message, "IngressBackend", 0},
+};
+constexpr field_desc IngressStatus[] = {
+    {1, "loadBalancer", "LoadBalancer", k::message, "IngressLoadBalancerStatus", omit},
+};
+constexpr field_desc IngressLoadBalancerStatus[] = {
+    {1, "ingress", "Ingress", k::message, "IngressLoadBalancerIngress", rep|omit},
+};
+constexpr field_desc IngressLoadBalancerIngress[] = {
+    {1, "ip", "IP", k::string, "", omit},
+    {2, "hostname", "Hostname", k::string, "", omit},
+    {4, "ports", "Ports", k::message, "IngressPortStatus", rep|omit},
+};
+constexpr field_desc IngressPortStatus[] = {
+    {1, "port", "Port", k::int32, "", 0},
+    {2, "protocol", "Protocol", k::string, "", 0},
+    {3, "error", "Error", k::string, "", ptr|omit},
+};
+// apps/v1 ReplicaSet, StatefulSet, DaemonSet.
+constexpr field_desc ReplicaSet[] = {
+    {1, "metadata", "ObjectMeta", k::message, "ObjectMeta", omit},
+    {2, "spec", "Spec", k::message, "ReplicaSetSpec", omit},
+    {3, "status", "Status", k::message, "ReplicaSetStatus", omit},
+};
+constexpr field_desc ReplicaSetSpec[] = {
+    {1, "replicas", "Replicas", k::int32, "", ptr|omit},
+    {4, "minReadySeconds", "MinReadySeconds", k::int32, "", omit},
+    {2, "selector", "Selector", k::message, "LabelSelector", ptr},
+    {3, "template", "Template", k::message, "PodTemplateSpec", omit},
+};
+constexpr field_desc ReplicaSetStatus[] = {
+    {1, "replicas", "Replicas", k::int32, "", 0},
+    {2, "fullyLabeledReplicas", "FullyLabeledReplicas", k::int32, "", omit},
+    {4, "readyReplicas", "ReadyReplicas", k::int32, "", omit},
+    {5, "availableReplicas", "AvailableReplicas", k::int32, "", omit},
+    {3, "observedGeneration", "ObservedGeneration", k::int64, "", omit},
+    {6, "conditions", "Conditions", k::message, "ReplicaSetCondition", rep|omit},
+};
+constexpr field_desc ReplicaSetCondition[] = {
+    {1, "type", "Type", k::string, "", 0},
+    {2, "status", "Status", k::string, "", 0},
+    {3, "lastTransitionTime", "LastTransitionTime", k::time, "", omit},
+    {4, "reason", "Reason", k::string, "", omit},
+    {5, "message", "Message", k::string, "", omit},
+};
+constexpr field_desc StatefulSet[] = {
+    {1, "metadata", "ObjectMeta", k::message, "ObjectMeta", omit},
+    {2, "spec", "Spec", k::message, "StatefulSetSpec", omit},
+    {3, "status", "Status", k::message, "StatefulSetStatus", omit},
+};
+constexpr field_desc StatefulSetSpec[] = {
+    {1, "replicas", "Replicas", k::int32, "", ptr|omit},
+    {2, "selector", "Selector", k::message, "LabelSelector", ptr},
+    {3, "template", "Template", k::message, "PodTemplateSpec", 0},
+    {4, "volumeClaimTemplates", "VolumeClaimTemplates", k::message, "PersistentVolumeClaim", rep|omit},
+    {5, "serviceName", "ServiceName", k::string, "", 0},
+    {6, "podManagementPolicy", "PodManagementPolicy", k::string, "", omit},
+    {7, "updateStrategy", "UpdateStrategy", k::message, "StatefulSetUpdateStrategy", omit},
+    {8, "revisionHistoryLimit", "RevisionHistoryLimit", k::int32, "", ptr|omit},
+    {9, "minReadySeconds", "MinReadySeconds", k::int32, "", omit},
+    {10, "persistentVolumeClaimRetentionPolicy", "PersistentVolumeClaimRetentionPolicy", k::message, "StatefulSetPersistentVolumeClaimRetentionPolicy", ptr|omit},
+    {11, "ordinals", "Ordinals", k::message, "StatefulSetOrdinals", ptr|omit},
+};
+constexpr field_desc StatefulSetUpdateStrategy[] = {
+    {1, "type", "Type", k::string, "", omit},
+    {2, "rollingUpdate", "RollingUpdate", k::message, "RollingUpdateStatefulSetStrategy", ptr|omit},
+};
+constexpr field_desc RollingUpdateStatefulSetStrategy[] = {
+    {1, "partition", "Partition", k::int32, "", ptr|omit},
+    {2, "maxUnavailable", "MaxUnavailable", k::int_or_string, "", ptr|omit},
+};
+constexpr field_desc StatefulSetPersistentVolumeClaimRetentionPolicy[] = {
+    {1, "whenDeleted", "WhenDeleted", k::string, "", omit},
+    {2, "whenScaled", "WhenScaled", k::string, "", omit},
+};
+constexpr field_desc StatefulSetOrdinals[] = {
+    {1, "start", "Start", k::int32, "", 0},
+};
+constexpr field_desc StatefulSetStatus[] = {
+    {1, "observedGeneration", "ObservedGeneration", k::int64, "", omit},
+    {2, "replicas", "Replicas", k::int32, "", 0},
+    {3, "readyReplicas", "ReadyReplicas", k::int32, "", omit},
+    {4, "currentReplicas", "CurrentReplicas", k::int32, "", omit},
+    {5, "updatedReplicas", "UpdatedReplicas", k::int32, "", omit},
+    {6, "currentRevision", "CurrentRevision", k::string, "", omit},
+    {7, "updateRevision", "UpdateRevision", k::string, "", omit},
+    {9, "collisionCount", "CollisionCount", k::int32, "", ptr|omit},
+    {10, "conditions", "Conditions", k::message, "StatefulSetCondition", rep|omit},
+    {11, "availableReplicas", "AvailableReplicas", k::int32, "", 0},
+};
+constexpr field_desc StatefulSetCondition[] = {
+    {1, "type", "Type", k::string, "", 0},
+    {2, "status", "Status", k::string, "", 0},
+    {3, "lastTransitionTime", "LastTransitionTime", k::time, "", omit},
+    {4, "reason", "Reason", k::string, "", omit},
+    {5, "message", "Message", k::string, "", omit},
+};
+constexpr field_desc DaemonSet[] = {
+    {1, "metadata", "ObjectMeta", k::message, "ObjectMeta", omit},
+    {2, "spec", "Spec", k::message, "DaemonSetSpec", omit},
+    {3, "status", "Status", k::message, "DaemonSetStatus", omit},
+};
+constexpr field_desc DaemonSetSpec[] = {
+    {1, "selector", "Selector", k::message, "LabelSelector", ptr},
+    {2, "template", "Template", k::message, "PodTemplateSpec", 0},
+    {3, "updateStrategy", "UpdateStrategy", k::message, "DaemonSetUpdateStrategy", omit},
+    {4, "minReadySeconds", "MinReadySeconds", k::int32, "", omit},
+    {6, "revisionHistoryLimit", "RevisionHistoryLimit", k::int32, "", ptr|omit},
+};
+constexpr field_desc DaemonSetUpdateStrategy[] = {
+    {1, "type", "Type", k::string, "", omit},
+    {2, "rollingUpdate", "RollingUpdate", k::message, "RollingUpdateDaemonSet", ptr|omit},
+};
+constexpr field_desc RollingUpdateDaemonSet[] = {
+    {1, "maxUnavailable", "MaxUnavailable", k::int_or_string, "", ptr|omit},
+    {2, "maxSurge", "MaxSurge", k::int_or_string, "", ptr|omit},
+};
+constexpr field_desc DaemonSetStatus[] = {
+    {1, "currentNumberScheduled", "CurrentNumberScheduled", k::int32, "", 0},
+    {2, "numberMisscheduled", "NumberMisscheduled", k::int32, "", 0},
+    {3, "desiredNumberScheduled", "DesiredNumberScheduled", k::int32, "", 0},
+    {4, "numberReady", "NumberReady", k::int32, "", 0},
+    {5, "observedGeneration", "ObservedGeneration", k::int64, "", omit},
+    {6, "updatedNumberScheduled", "UpdatedNumberScheduled", k::int32, "", omit},
+    {7, "numberAvailable", "NumberAvailable", k::int32, "", omit},
+    {8, "numberUnavailable", "NumberUnavailable", k::int32, "", omit},
+    {9, "collisionCount", "CollisionCount", k::int32, "", ptr|omit},
+    {10, "conditions", "Conditions", k::message, "DaemonSetCondition", rep|omit},
+};
+constexpr field_desc DaemonSetCondition[] = {
+    {1, "type", "Type", k::string, "", 0},
+    {2, "status", "Status", k::string, "", 0},
+    {3, "lastTransitionTime", "LastTransitionTime", k::time, "", omit},
+    {4, "reason", "Reason", k::string, "", omit},
+    {5, "message", "Message", k::string, "", omit},
+};
+// discovery.k8s.io/v1 EndpointSlice (its EndpointPort differs from core/v1's).
+constexpr field_desc EndpointSlice[] = {
+    {1, "metadata", "ObjectMeta", k::message, "ObjectMeta", omit},
+    {4, "addressType", "AddressType", k::string, "", 0},
+    {2, "endpoints", "Endpoints", k::message, "Endpoint", rep},
+    {3, "ports", "Ports", k::message, "DiscoveryV1EndpointPort", rep},
+};
+constexpr field_desc Endpoint[] = {
+    {1, "addresses", "Addresses", k::string, "", rep},
+    {2, "conditions", "Conditions", k::message, "EndpointConditions", omit},
+    {3, "hostname", "Hostname", k::string, "", ptr|omit},
+    {4, "targetRef", "TargetRef", k::message, "ObjectReference", ptr|omit},
+    {5, "deprecatedTopology", "DeprecatedTopology", k::string_map, "", omit},
+    {6, "nodeName", "NodeName", k::string, "", ptr|omit},
+    {7, "zone", "Zone", k::string, "", ptr|omit},
+    {8, "hints", "Hints", k::message, "EndpointHints", ptr|omit},
+};
+constexpr field_desc EndpointConditions[] = {
+    {1, "ready", "Ready", k::boolean, "", ptr|omit},
+    {2, "serving", "Serving", k::boolean, "", ptr|omit},
+    {3, "terminating", "Terminating", k::boolean, "", ptr|omit},
+};
+constexpr field_desc EndpointHints[] = {
+    {1, "forZones", "ForZones", k::message, "ForZone", rep|omit},
+};
+constexpr field_desc ForZone[] = {
+    {1, "name", "Name", k::string, "", 0},
+};
+constexpr field_desc DiscoveryV1EndpointPort[] = {
+    {1, "name", "Name", k::string, "", ptr|omit},
+    {2, "protocol", "Protocol", k::string, "", ptr|omit},
+    {3, "port", "Port", k::int32, "", ptr|omit},
+    {4, "appProtocol", "AppProtocol", k::string, "", ptr|omit},
+};
 // clang-format on
 
 #define KCORO_MESSAGE(name) message_desc{#name, name}
@@ -896,6 +1406,38 @@ constexpr std::array messages{
     KCORO_MESSAGE(Event), KCORO_MESSAGE(EventSource), KCORO_MESSAGE(EventSeries),
     KCORO_MESSAGE(EventsV1Event), KCORO_MESSAGE(EventsV1EventSeries), KCORO_MESSAGE(Scale),
     KCORO_MESSAGE(ScaleSpec), KCORO_MESSAGE(ScaleStatus),
+    KCORO_MESSAGE(Pod), KCORO_MESSAGE(PodStatus), KCORO_MESSAGE(PodCondition), KCORO_MESSAGE(HostIP),
+    KCORO_MESSAGE(PodIP), KCORO_MESSAGE(ContainerStatus), KCORO_MESSAGE(ContainerState),
+    KCORO_MESSAGE(ContainerStateWaiting), KCORO_MESSAGE(ContainerStateRunning),
+    KCORO_MESSAGE(ContainerStateTerminated), KCORO_MESSAGE(VolumeMountStatus), KCORO_MESSAGE(ResourceStatus),
+    KCORO_MESSAGE(ResourceHealth), KCORO_MESSAGE(PersistentVolumeClaim),
+    KCORO_MESSAGE(PersistentVolumeClaimStatus), KCORO_MESSAGE(PersistentVolumeClaimCondition),
+    KCORO_MESSAGE(ModifyVolumeStatus), KCORO_MESSAGE(Endpoints), KCORO_MESSAGE(EndpointSubset),
+    KCORO_MESSAGE(EndpointAddress), KCORO_MESSAGE(EndpointPort), KCORO_MESSAGE(Job), KCORO_MESSAGE(JobSpec),
+    KCORO_MESSAGE(PodFailurePolicy), KCORO_MESSAGE(PodFailurePolicyRule),
+    KCORO_MESSAGE(PodFailurePolicyOnExitCodesRequirement),
+    KCORO_MESSAGE(PodFailurePolicyOnPodConditionsPattern), KCORO_MESSAGE(SuccessPolicy),
+    KCORO_MESSAGE(SuccessPolicyRule), KCORO_MESSAGE(JobStatus), KCORO_MESSAGE(JobCondition),
+    KCORO_MESSAGE(UncountedTerminatedPods), KCORO_MESSAGE(CronJob), KCORO_MESSAGE(CronJobSpec),
+    KCORO_MESSAGE(JobTemplateSpec), KCORO_MESSAGE(CronJobStatus), KCORO_MESSAGE(Role),
+    KCORO_MESSAGE(ClusterRole), KCORO_MESSAGE(PolicyRule), KCORO_MESSAGE(AggregationRule),
+    KCORO_MESSAGE(RoleBinding), KCORO_MESSAGE(ClusterRoleBinding), KCORO_MESSAGE(Subject),
+    KCORO_MESSAGE(RoleRef), KCORO_MESSAGE(PodDisruptionBudget), KCORO_MESSAGE(PodDisruptionBudgetSpec),
+    KCORO_MESSAGE(PodDisruptionBudgetStatus), KCORO_MESSAGE(Ingress), KCORO_MESSAGE(IngressSpec),
+    KCORO_MESSAGE(IngressBackend), KCORO_MESSAGE(IngressServiceBackend), KCORO_MESSAGE(ServiceBackendPort),
+    KCORO_MESSAGE(IngressTLS), KCORO_MESSAGE(IngressRule), KCORO_MESSAGE(IngressRuleValue),
+    KCORO_MESSAGE(HTTPIngressRuleValue), KCORO_MESSAGE(HTTPIngressPath), KCORO_MESSAGE(IngressStatus),
+    KCORO_MESSAGE(IngressLoadBalancerStatus), KCORO_MESSAGE(IngressLoadBalancerIngress),
+    KCORO_MESSAGE(IngressPortStatus), KCORO_MESSAGE(ReplicaSet), KCORO_MESSAGE(ReplicaSetSpec),
+    KCORO_MESSAGE(ReplicaSetStatus), KCORO_MESSAGE(ReplicaSetCondition), KCORO_MESSAGE(StatefulSet),
+    KCORO_MESSAGE(StatefulSetSpec), KCORO_MESSAGE(StatefulSetUpdateStrategy),
+    KCORO_MESSAGE(RollingUpdateStatefulSetStrategy),
+    KCORO_MESSAGE(StatefulSetPersistentVolumeClaimRetentionPolicy), KCORO_MESSAGE(StatefulSetOrdinals),
+    KCORO_MESSAGE(StatefulSetStatus), KCORO_MESSAGE(StatefulSetCondition), KCORO_MESSAGE(DaemonSet),
+    KCORO_MESSAGE(DaemonSetSpec), KCORO_MESSAGE(DaemonSetUpdateStrategy),
+    KCORO_MESSAGE(RollingUpdateDaemonSet), KCORO_MESSAGE(DaemonSetStatus), KCORO_MESSAGE(DaemonSetCondition),
+    KCORO_MESSAGE(EndpointSlice), KCORO_MESSAGE(Endpoint), KCORO_MESSAGE(EndpointConditions),
+    KCORO_MESSAGE(EndpointHints), KCORO_MESSAGE(ForZone), KCORO_MESSAGE(DiscoveryV1EndpointPort),
 };
 #undef KCORO_MESSAGE
 
@@ -909,6 +1451,21 @@ constexpr std::array kinds{
     kind_entry{"", "Service", "Service"},           kind_entry{"apps", "Deployment", "Deployment"},
     kind_entry{"coordination.k8s.io", "Lease", "Lease"}, kind_entry{"", "Event", "Event"},
     kind_entry{"events.k8s.io", "Event", "EventsV1Event"}, kind_entry{"autoscaling", "Scale", "Scale"},
+    kind_entry{"", "Pod", "Pod"},
+    kind_entry{"", "PersistentVolumeClaim", "PersistentVolumeClaim"},
+    kind_entry{"", "Endpoints", "Endpoints"},
+    kind_entry{"batch", "Job", "Job"},
+    kind_entry{"batch", "CronJob", "CronJob"},
+    kind_entry{"rbac.authorization.k8s.io", "Role", "Role"},
+    kind_entry{"rbac.authorization.k8s.io", "ClusterRole", "ClusterRole"},
+    kind_entry{"rbac.authorization.k8s.io", "RoleBinding", "RoleBinding"},
+    kind_entry{"rbac.authorization.k8s.io", "ClusterRoleBinding", "ClusterRoleBinding"},
+    kind_entry{"policy", "PodDisruptionBudget", "PodDisruptionBudget"},
+    kind_entry{"networking.k8s.io", "Ingress", "Ingress"},
+    kind_entry{"apps", "ReplicaSet", "ReplicaSet"},
+    kind_entry{"apps", "StatefulSet", "StatefulSet"},
+    kind_entry{"apps", "DaemonSet", "DaemonSet"},
+    kind_entry{"discovery.k8s.io", "EndpointSlice", "EndpointSlice"},
     // Registered in every group version (metav1.AddToGroupVersion).
     kind_entry{"*", "DeleteOptions", "DeleteOptions"},
 };

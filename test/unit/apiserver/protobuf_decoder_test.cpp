@@ -11,6 +11,8 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
+#include <vector>
 
 using namespace kcoro;
 using namespace kcoro::apiserver;
@@ -52,6 +54,28 @@ std::string decode_error(std::string_view body, std::string_view group, std::str
 const std::string configmap_raw("\x0a\x05\x0a\x01x\x42\x00"
                                 "\x12\x06\x0a\x01" "a" "\x12\x01" "b",
                                 15);
+
+// What gogo's Marshal writes for the objects kubectl's generators build:
+// every non-pointer field, empty strings and zero numbers included.
+constexpr std::uint64_t ts = 1767323045;  // 2026-01-02T03:04:05Z
+std::string time_of(std::uint64_t seconds) { return vi(1, seconds); }
+// ObjectMeta{Name: name} plus `extra` (labels, ...).
+std::string gogo_meta(std::string_view name, std::string_view extra = "") {
+    return ld(1, name) + ld(2, "") + ld(3, "") + ld(4, "") + ld(5, "") + ld(6, "") + vi(7, 0) + ld(8, "") +
+           std::string(extra);
+}
+std::string gogo_container(std::string_view name, std::string_view image) {
+    return ld(1, name) + ld(2, image) + ld(5, "") + ld(8, "") + ld(13, "") + ld(14, "") + vi(16, 0) + vi(17, 0) +
+           vi(18, 0) + ld(20, "");
+}
+std::string gogo_pod_spec(std::string_view container, std::string_view restart, std::string_view dns = "") {
+    return ld(2, container) + ld(3, restart) + ld(6, dns) + ld(8, "") + ld(9, "") + ld(10, "") + vi(11, 0) +
+           vi(12, 0) + vi(13, 0) + ld(16, "") + ld(17, "") + ld(19, "");
+}
+// PodTemplateSpec{ObjectMeta{Labels}, Spec} as a template.
+std::string gogo_template(std::string_view pod_spec, std::string_view labels = "") {
+    return ld(1, gogo_meta("", labels)) + ld(2, pod_spec);
+}
 
 } // namespace
 
@@ -321,4 +345,307 @@ TEST_CASE("DeleteOptions decode for any group version, kinds without a table do 
     CHECK_FALSE(protobuf_decodable("apiextensions.k8s.io", "CustomResourceDefinition"));
     CHECK(summarize_body("") == "<empty>");
     CHECK(summarize_body("{\"a\":1}") == "{\"a\":1}");
+}
+
+TEST_CASE("core/v1 Pod: kubectl run, and a status as the kubelet writes it") {
+    // kubectl run p --image=nginx: labels run=p, restartPolicy Always, dnsPolicy ClusterFirst.
+    std::string raw = ld(1, gogo_meta("p", entry(11, "run", "p"))) +
+                      ld(2, gogo_pod_spec(gogo_container("p", "nginx"), "Always", "ClusterFirst")) +
+                      ld(3, ld(1, "") + ld(3, "") + ld(4, "") + ld(5, "") + ld(6, "") + ld(9, "") + ld(11, "") +
+                            ld(14, ""));
+    std::vector<std::string> skipped;
+    CHECK(decode_ok(envelope("v1", "Pod", raw), "", "Pod", &skipped) ==
+          R"({"kind":"Pod","apiVersion":"v1","metadata":{"name":"p","creationTimestamp":null,"labels":{"run":"p"}},)"
+          R"("spec":{"containers":[{"name":"p","image":"nginx","resources":{}}],"restartPolicy":"Always",)"
+          R"("dnsPolicy":"ClusterFirst"},"status":{}})");
+    CHECK(skipped.empty());
+
+    std::string condition = ld(1, "Ready") + ld(2, "True") + ld(3, "") + ld(4, time_of(ts)) + ld(5, "") + ld(6, "");
+    std::string terminated = vi(1, 137) + vi(2, 0) + ld(3, "OOMKilled") + ld(4, "") + ld(5, time_of(ts)) +
+                             ld(6, time_of(ts + 60)) + ld(7, "containerd://a");
+    std::string mount = ld(1, "data") + ld(2, "/data") + vi(3, 1) + ld(4, "Disabled");
+    std::string running = ld(1, "p") + ld(2, ld(2, ld(1, time_of(ts)))) + ld(3, ld(3, terminated)) + vi(4, 1) +
+                          vi(5, 1) + ld(6, "nginx") + ld(7, "") + ld(8, "containerd://b") + vi(9, 1) + ld(12, mount);
+    std::string waiting = ld(1, "init") + ld(2, ld(1, ld(1, "PodInitializing") + ld(2, ""))) + ld(3, "") + vi(4, 0) +
+                          vi(5, 0) + ld(6, "busybox") + ld(7, "");
+    std::string status = ld(1, "Running") + ld(2, condition) + ld(3, "") + ld(4, "") + ld(5, "10.0.0.1") +
+                         ld(6, "10.244.0.5") + ld(7, time_of(ts)) + ld(8, running) + ld(9, "BestEffort") +
+                         ld(10, waiting) + ld(11, "") + ld(12, ld(1, "10.244.0.5")) + ld(14, "") +
+                         ld(16, ld(1, "10.0.0.1"));
+    std::string out = decode_ok(envelope("v1", "Pod", ld(1, gogo_meta("p")) + ld(3, status)), "", "Pod", &skipped);
+    CHECK(skipped.empty());
+    CHECK(out.find(
+              R"("status":{"phase":"Running","conditions":[{"type":"Ready","status":"True","lastProbeTime":null,)"
+              R"("lastTransitionTime":"2026-01-02T03:04:05Z"}],"hostIP":"10.0.0.1","hostIPs":[{"ip":"10.0.0.1"}],)"
+              R"("podIP":"10.244.0.5","podIPs":[{"ip":"10.244.0.5"}],"startTime":"2026-01-02T03:04:05Z",)"
+              R"("initContainerStatuses":[{"name":"init","state":{"waiting":{"reason":"PodInitializing"}},)"
+              R"("lastState":{},"ready":false,"restartCount":0,"image":"busybox","imageID":""}],)"
+              R"("containerStatuses":[{"name":"p","state":{"running":{"startedAt":"2026-01-02T03:04:05Z"}},)"
+              R"("lastState":{"terminated":{"exitCode":137,"reason":"OOMKilled","startedAt":"2026-01-02T03:04:05Z",)"
+              R"("finishedAt":"2026-01-02T03:05:05Z","containerID":"containerd://a"}},"ready":true,"restartCount":1,)"
+              R"("image":"nginx","imageID":"","containerID":"containerd://b","started":true,)"
+              R"("volumeMounts":[{"name":"data","mountPath":"/data","readOnly":true,"recursiveReadOnly":"Disabled"}]}],)"
+              R"("qosClass":"BestEffort"}})") != std::string::npos);
+}
+
+TEST_CASE("batch/v1 Job and CronJob: kubectl create job / cronjob, failure and success policies, status") {
+    // kubectl create job j --image=busybox: restartPolicy Never, an empty JobStatus.
+    std::string job_spec = ld(6, gogo_template(gogo_pod_spec(gogo_container("j", "busybox"), "Never")));
+    std::string job_status = vi(4, 0) + vi(5, 0) + vi(6, 0) + ld(7, "");
+    std::vector<std::string> skipped;
+    CHECK(decode_ok(envelope("batch/v1", "Job", ld(1, gogo_meta("j")) + ld(2, job_spec) + ld(3, job_status)), "batch",
+                    "Job", &skipped) ==
+          R"({"kind":"Job","apiVersion":"batch/v1","metadata":{"name":"j","creationTimestamp":null},)"
+          R"("spec":{"template":{"metadata":{"creationTimestamp":null},"spec":{"containers":)"
+          R"([{"name":"j","image":"busybox","resources":{}}],"restartPolicy":"Never"}}},"status":{}})");
+    CHECK(skipped.empty());
+
+    // kubectl create cronjob c --image=busybox --schedule="*/1 * * * *": restartPolicy OnFailure.
+    std::string job_template = ld(1, gogo_meta("c")) +
+                               ld(2, ld(6, gogo_template(gogo_pod_spec(gogo_container("c", "busybox"), "OnFailure"))));
+    std::string cron_spec = ld(1, "*/1 * * * *") + ld(3, "") + ld(5, job_template);
+    CHECK(decode_ok(envelope("batch/v1", "CronJob", ld(1, gogo_meta("c")) + ld(2, cron_spec) + ld(3, "")), "batch",
+                    "CronJob") ==
+          R"({"kind":"CronJob","apiVersion":"batch/v1","metadata":{"name":"c","creationTimestamp":null},)"
+          R"("spec":{"schedule":"*/1 * * * *","jobTemplate":{"metadata":{"name":"c","creationTimestamp":null},)"
+          R"("spec":{"template":{"metadata":{"creationTimestamp":null},"spec":{"containers":)"
+          R"([{"name":"c","image":"busybox","resources":{}}],"restartPolicy":"OnFailure"}}}}},"status":{}})");
+    // A CronJob's status: active jobs, last schedule time.
+    std::string cron_status = ld(1, ld(1, "Job") + ld(2, "default") + ld(3, "c-1")) + ld(4, time_of(ts));
+    CHECK(decode_ok(envelope("batch/v1", "CronJob", ld(3, cron_status)), "batch", "CronJob")
+              .find(R"("status":{"active":[{"kind":"Job","namespace":"default","name":"c-1"}],)"
+                    R"("lastScheduleTime":"2026-01-02T03:04:05Z"})") != std::string::npos);
+
+    // An indexed Job with a pod failure policy (exit codes packed, then none: values is not
+    // omitempty) and a success policy; its status with a condition and uncounted pods.
+    std::string rule1 = ld(1, "FailJob") + ld(2, ld(1, "main") + ld(2, "In") + ld(3, varint(1) + varint(42)));
+    std::string rule2 = ld(1, "Ignore") + ld(3, ld(1, "DisruptionTarget") + ld(2, "True"));
+    std::string rule3 = ld(1, "Count") + ld(2, ld(2, "NotIn") + vi(3, 3));
+    std::string rule4 = ld(1, "Count") + ld(2, ld(2, "NotIn"));
+    std::string spec = vi(2, 3) + ld(6, "") + vi(7, 6) + ld(9, "Indexed") +
+                       ld(11, ld(1, rule1) + ld(1, rule2) + ld(1, rule3) + ld(1, rule4)) + vi(12, 1) +
+                       ld(16, ld(1, ld(1, "0-2") + vi(2, 2)));
+    std::string cond = ld(1, "Complete") + ld(2, "True") + ld(3, time_of(ts)) + ld(4, time_of(ts)) + ld(5, "") + ld(6, "");
+    std::string status = ld(1, cond) + ld(2, time_of(ts)) + ld(3, time_of(ts + 1)) + vi(4, 0) + vi(5, 3) + vi(6, 0) +
+                         ld(7, "0-2") + ld(8, ld(1, "u-1") + ld(2, "u-2")) + vi(9, 0) + vi(11, 0);
+    std::string out = decode_ok(envelope("batch/v1", "Job", ld(2, spec) + ld(3, status)), "batch", "Job", &skipped);
+    CHECK(skipped.empty());
+    CHECK(out.find(R"("spec":{"completions":3,"podFailurePolicy":{"rules":[{"action":"FailJob","onExitCodes":)"
+                   R"({"containerName":"main","operator":"In","values":[1,42]}},{"action":"Ignore","onPodConditions":)"
+                   R"([{"type":"DisruptionTarget","status":"True"}]},{"action":"Count","onExitCodes":{"operator":"NotIn",)"
+                   R"("values":[3]}},{"action":"Count","onExitCodes":{"operator":"NotIn","values":null}}]},)"
+                   R"("successPolicy":{"rules":[{"succeededIndexes":"0-2","succeededCount":2}]},"backoffLimit":6,)"
+                   R"("backoffLimitPerIndex":1,"template":{"metadata":{"creationTimestamp":null},"spec":{"containers":null}},)"
+                   R"("completionMode":"Indexed"})") !=
+          std::string::npos);
+    CHECK(out.find(R"("status":{"conditions":[{"type":"Complete","status":"True","lastProbeTime":"2026-01-02T03:04:05Z",)"
+                   R"("lastTransitionTime":"2026-01-02T03:04:05Z"}],"startTime":"2026-01-02T03:04:05Z",)"
+                   R"("completionTime":"2026-01-02T03:04:06Z","succeeded":3,"terminating":0,"completedIndexes":"0-2",)"
+                   R"("uncountedTerminatedPods":{"succeeded":["u-1"],"failed":["u-2"]},"ready":0})") != std::string::npos);
+}
+
+TEST_CASE("rbac.authorization.k8s.io/v1: kubectl create role, clusterrole, rolebinding, clusterrolebinding") {
+    const std::string rbac = "rbac.authorization.k8s.io";
+    // kubectl create role r --verb=get,list --resource=pods: the core group is "".
+    std::string rule = ld(1, "get") + ld(1, "list") + ld(2, "") + ld(3, "pods");
+    CHECK(decode_ok(envelope("rbac.authorization.k8s.io/v1", "Role", ld(1, gogo_meta("r")) + ld(2, rule)), rbac, "Role") ==
+          R"({"kind":"Role","apiVersion":"rbac.authorization.k8s.io/v1","metadata":{"name":"r","creationTimestamp":null},)"
+          R"("rules":[{"verbs":["get","list"],"apiGroups":[""],"resources":["pods"]}]})");
+    // kubectl create clusterrole c --aggregation-rule=a=b: no rules (a nil slice, not omitempty).
+    CHECK(decode_ok(envelope("rbac.authorization.k8s.io/v1", "ClusterRole",
+                             ld(1, gogo_meta("c")) + ld(3, ld(1, entry(1, "a", "b")))),
+                    rbac, "ClusterRole") ==
+          R"({"kind":"ClusterRole","apiVersion":"rbac.authorization.k8s.io/v1","metadata":{"name":"c",)"
+          R"("creationTimestamp":null},"rules":null,"aggregationRule":{"clusterRoleSelectors":)"
+          R"([{"matchLabels":{"a":"b"}}]}})");
+    CHECK(decode_ok(envelope("rbac.authorization.k8s.io/v1", "ClusterRole",
+                             ld(1, gogo_meta("n")) + ld(2, ld(1, "get") + ld(5, "/healthz"))),
+                    rbac, "ClusterRole")
+              .ends_with(R"("rules":[{"verbs":["get"],"nonResourceURLs":["/healthz"]}]})"));
+    // kubectl create rolebinding rb --role=r --user=u --serviceaccount=ns:sa.
+    std::string role_ref = ld(1, "rbac.authorization.k8s.io") + ld(2, "Role") + ld(3, "r");
+    std::string user = ld(1, "User") + ld(2, "rbac.authorization.k8s.io") + ld(3, "u") + ld(4, "");
+    std::string sa = ld(1, "ServiceAccount") + ld(2, "") + ld(3, "sa") + ld(4, "ns");
+    CHECK(decode_ok(envelope("rbac.authorization.k8s.io/v1", "RoleBinding",
+                             ld(1, gogo_meta("rb")) + ld(2, user) + ld(2, sa) + ld(3, role_ref)),
+                    rbac, "RoleBinding") ==
+          R"({"kind":"RoleBinding","apiVersion":"rbac.authorization.k8s.io/v1","metadata":{"name":"rb",)"
+          R"("creationTimestamp":null},"subjects":[{"kind":"User","apiGroup":"rbac.authorization.k8s.io","name":"u"},)"
+          R"({"kind":"ServiceAccount","name":"sa","namespace":"ns"}],"roleRef":{"apiGroup":"rbac.authorization.k8s.io",)"
+          R"("kind":"Role","name":"r"}})");
+    // kubectl create clusterrolebinding crb --clusterrole=view: no subjects (omitempty).
+    CHECK(decode_ok(envelope("rbac.authorization.k8s.io/v1", "ClusterRoleBinding",
+                             ld(1, gogo_meta("crb")) +
+                                 ld(3, ld(1, "rbac.authorization.k8s.io") + ld(2, "ClusterRole") + ld(3, "view"))),
+                    rbac, "ClusterRoleBinding") ==
+          R"({"kind":"ClusterRoleBinding","apiVersion":"rbac.authorization.k8s.io/v1","metadata":{"name":"crb",)"
+          R"("creationTimestamp":null},"roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"ClusterRole",)"
+          R"("name":"view"}})");
+}
+
+TEST_CASE("policy/v1 PodDisruptionBudget: kubectl create pdb; disruptedPods (a map of Times) is skipped") {
+    // kubectl create pdb p --selector=app=web --min-available=1: gogo writes the status's numbers.
+    std::string spec = ld(1, vi(1, 0) + vi(2, 1) + ld(3, "")) + ld(2, entry(1, "app", "web"));
+    std::string status = vi(1, 0) + vi(3, 0) + vi(4, 0) + vi(5, 0) + vi(6, 0);
+    std::vector<std::string> skipped;
+    CHECK(decode_ok(envelope("policy/v1", "PodDisruptionBudget", ld(1, gogo_meta("p")) + ld(2, spec) + ld(3, status)),
+                    "policy", "PodDisruptionBudget", &skipped) ==
+          R"({"kind":"PodDisruptionBudget","apiVersion":"policy/v1","metadata":{"name":"p","creationTimestamp":null},)"
+          R"("spec":{"minAvailable":1,"selector":{"matchLabels":{"app":"web"}}},"status":{"disruptionsAllowed":0,)"
+          R"("currentHealthy":0,"desiredHealthy":0,"expectedPods":0}})");
+    CHECK(skipped.empty());
+    // --max-unavailable=50%, an eviction policy; a status with a metav1.Condition and disruptedPods.
+    std::string spec2 = ld(2, entry(1, "app", "web")) + ld(3, vi(1, 1) + vi(2, 0) + ld(3, "50%")) + ld(4, "AlwaysAllow");
+    std::string cond = ld(1, "DisruptionAllowed") + ld(2, "True") + vi(3, 2) + ld(4, time_of(ts)) +
+                       ld(5, "SufficientPods") + ld(6, "");
+    std::string status2 = vi(1, 2) + ld(2, ld(1, "p-1") + ld(2, time_of(ts))) + vi(3, 1) + vi(4, 3) + vi(5, 2) +
+                          vi(6, 3) + ld(7, cond);
+    std::string out = decode_ok(envelope("policy/v1", "PodDisruptionBudget", ld(2, spec2) + ld(3, status2)), "policy",
+                                "PodDisruptionBudget", &skipped);
+    CHECK(out.find(R"("spec":{"selector":{"matchLabels":{"app":"web"}},"maxUnavailable":"50%",)"
+                   R"("unhealthyPodEvictionPolicy":"AlwaysAllow"})") != std::string::npos);
+    CHECK(out.find(R"("status":{"observedGeneration":2,"disruptionsAllowed":1,"currentHealthy":3,"desiredHealthy":2,)"
+                   R"("expectedPods":3,"conditions":[{"type":"DisruptionAllowed","status":"True","observedGeneration":2,)"
+                   R"("lastTransitionTime":"2026-01-02T03:04:05Z","reason":"SufficientPods","message":""}]})") !=
+          std::string::npos);
+    REQUIRE(skipped.size() == 1);
+    CHECK(skipped[0] == "status: PodDisruptionBudgetStatus field 2");
+}
+
+TEST_CASE("networking.k8s.io/v1 Ingress: kubectl create ingress with a rule, TLS, a default backend") {
+    // kubectl create ingress simple --rule="foo.com/bar=svc1:8080,tls=my-cert": pathType Exact.
+    std::string backend = ld(4, ld(1, "svc1") + ld(2, ld(1, "") + vi(2, 8080)));
+    std::string path = ld(1, "/bar") + ld(2, backend) + ld(3, "Exact");
+    std::string rule = ld(1, "foo.com") + ld(2, ld(1, ld(1, path)));
+    std::string tls = ld(1, "foo.com") + ld(2, "my-cert");
+    std::vector<std::string> skipped;
+    CHECK(decode_ok(envelope("networking.k8s.io/v1", "Ingress",
+                             ld(1, gogo_meta("simple")) + ld(2, ld(2, tls) + ld(3, rule)) + ld(3, ld(1, ""))),
+                    "networking.k8s.io", "Ingress", &skipped) ==
+          R"({"kind":"Ingress","apiVersion":"networking.k8s.io/v1","metadata":{"name":"simple","creationTimestamp":null},)"
+          R"("spec":{"tls":[{"hosts":["foo.com"],"secretName":"my-cert"}],"rules":[{"host":"foo.com","http":{"paths":)"
+          R"([{"path":"/bar","pathType":"Exact","backend":{"service":{"name":"svc1","port":{"number":8080}}}}]}}]},)"
+          R"("status":{"loadBalancer":{}}})");
+    CHECK(skipped.empty());
+    // --class=nginx --default-backend=def:http; a rule without a host; a status with a port error.
+    std::string def = ld(4, ld(1, "def") + ld(2, ld(1, "http") + vi(2, 0)));
+    std::string resource = ld(1, "k8s.example.com") + ld(2, "Bucket") + ld(3, "b");
+    std::string rule2 = ld(1, "") + ld(2, ld(1, ld(1, ld(1, "/") + ld(2, ld(3, resource)) + ld(3, "Prefix"))));
+    std::string lb = ld(1, ld(1, "10.0.0.9") + ld(2, "") + ld(4, vi(1, 443) + ld(2, "TCP") + ld(3, "refused")));
+    std::string out = decode_ok(envelope("networking.k8s.io/v1", "Ingress",
+                                         ld(2, ld(1, def) + ld(3, rule2) + ld(4, "nginx")) + ld(3, ld(1, lb))),
+                                "networking.k8s.io", "Ingress");
+    CHECK(out.find(R"("spec":{"ingressClassName":"nginx","defaultBackend":{"service":{"name":"def","port":{"name":"http"}}},)"
+                   R"("rules":[{"http":{"paths":[{"path":"/","pathType":"Prefix","backend":{"resource":)"
+                   R"({"apiGroup":"k8s.example.com","kind":"Bucket","name":"b"}}}]}}]})") != std::string::npos);
+    CHECK(out.find(R"("status":{"loadBalancer":{"ingress":[{"ip":"10.0.0.9","ports":[{"port":443,"protocol":"TCP",)"
+                   R"("error":"refused"}]}]}})") != std::string::npos);
+}
+
+TEST_CASE("apps/v1 ReplicaSet, StatefulSet (volume claim templates, strategies, ordinals), DaemonSet") {
+    const std::string labels = entry(11, "app", "db");
+    const std::string tmpl = gogo_template(gogo_pod_spec(gogo_container("db", "postgres"), ""), labels);
+    const std::string tmpl_json = R"("template":{"metadata":{"creationTimestamp":null,"labels":{"app":"db"}},)"
+                                  R"("spec":{"containers":[{"name":"db","image":"postgres","resources":{}}]}})";
+    std::vector<std::string> skipped;
+
+    std::string pvc = ld(1, gogo_meta("data")) +
+                      ld(2, ld(1, "ReadWriteOnce") + ld(2, ld(2, ld(1, "storage") + ld(2, ld(1, "1Gi")))) + ld(3, "")) +
+                      ld(3, ld(1, ""));
+    std::string sts_spec = vi(1, 3) + ld(2, entry(1, "app", "db")) + ld(3, tmpl) + ld(4, pvc) + ld(5, "db") +
+                           ld(6, "Parallel") +
+                           ld(7, ld(1, "RollingUpdate") + ld(2, vi(1, 0) + ld(2, vi(1, 1) + vi(2, 0) + ld(3, "50%")))) +
+                           vi(9, 0) + ld(10, ld(1, "Delete") + ld(2, "Retain")) + ld(11, vi(1, 5));
+    std::string sts_status = vi(1, 0) + vi(2, 0) + vi(3, 0) + vi(4, 0) + vi(5, 0) + ld(6, "") + ld(7, "") + vi(11, 0);
+    CHECK(decode_ok(envelope("apps/v1", "StatefulSet", ld(1, gogo_meta("db")) + ld(2, sts_spec) + ld(3, sts_status)),
+                    "apps", "StatefulSet", &skipped) ==
+          R"({"kind":"StatefulSet","apiVersion":"apps/v1","metadata":{"name":"db","creationTimestamp":null},)"
+          R"("spec":{"replicas":3,"selector":{"matchLabels":{"app":"db"}},)" + tmpl_json +
+              R"(,"volumeClaimTemplates":[{"metadata":{"name":"data","creationTimestamp":null},"spec":{"accessModes":)"
+              R"(["ReadWriteOnce"],"resources":{"requests":{"storage":"1Gi"}}},"status":{}}],"serviceName":"db",)"
+              R"("podManagementPolicy":"Parallel","updateStrategy":{"type":"RollingUpdate","rollingUpdate":)"
+              R"({"partition":0,"maxUnavailable":"50%"}},"persistentVolumeClaimRetentionPolicy":{"whenDeleted":"Delete",)"
+              R"("whenScaled":"Retain"},"ordinals":{"start":5}},"status":{"replicas":0,"availableReplicas":0}})");
+    CHECK(skipped.empty());
+
+    std::string rs_cond =
+        ld(1, "ReplicaFailure") + ld(2, "True") + ld(3, time_of(ts)) + ld(4, "FailedCreate") + ld(5, "quota");
+    std::string rs_status = vi(1, 0) + vi(2, 0) + vi(3, 1) + vi(4, 0) + vi(5, 0) + ld(6, rs_cond);
+    CHECK(decode_ok(envelope("apps/v1", "ReplicaSet",
+                             ld(1, gogo_meta("db")) + ld(2, vi(1, 2) + ld(2, entry(1, "app", "db")) + ld(3, tmpl) + vi(4, 0)) +
+                                 ld(3, rs_status)),
+                    "apps", "ReplicaSet") ==
+          R"({"kind":"ReplicaSet","apiVersion":"apps/v1","metadata":{"name":"db","creationTimestamp":null},)"
+          R"("spec":{"replicas":2,"selector":{"matchLabels":{"app":"db"}},)" + tmpl_json +
+              R"(},"status":{"replicas":0,"observedGeneration":1,"conditions":[{"type":"ReplicaFailure","status":"True",)"
+              R"("lastTransitionTime":"2026-01-02T03:04:05Z","reason":"FailedCreate","message":"quota"}]}})");
+
+    std::string ds_spec = ld(1, entry(1, "app", "db")) + ld(2, tmpl) +
+                          ld(3, ld(1, "RollingUpdate") + ld(2, ld(1, vi(1, 0) + vi(2, 1)) + ld(2, vi(1, 0) + vi(2, 0)))) +
+                          vi(4, 0) + vi(6, 10);
+    std::string ds_status = vi(1, 0) + vi(2, 0) + vi(3, 0) + vi(4, 0) + vi(5, 0) + vi(6, 0) + vi(7, 0) + vi(8, 0);
+    CHECK(decode_ok(envelope("apps/v1", "DaemonSet", ld(1, gogo_meta("db")) + ld(2, ds_spec) + ld(3, ds_status)), "apps",
+                    "DaemonSet") ==
+          R"({"kind":"DaemonSet","apiVersion":"apps/v1","metadata":{"name":"db","creationTimestamp":null},)"
+          R"("spec":{"selector":{"matchLabels":{"app":"db"}},)" + tmpl_json +
+              R"(,"updateStrategy":{"type":"RollingUpdate","rollingUpdate":{"maxUnavailable":1,"maxSurge":0}},)"
+              R"("revisionHistoryLimit":10},"status":{"currentNumberScheduled":0,"numberMisscheduled":0,)"
+              R"("desiredNumberScheduled":0,"numberReady":0}})");
+}
+
+TEST_CASE("core/v1 PersistentVolumeClaim and Endpoints, discovery.k8s.io/v1 EndpointSlice") {
+    std::string pvc_spec = ld(1, "ReadWriteOnce") + ld(2, ld(2, ld(1, "storage") + ld(2, ld(1, "1Gi")))) + ld(3, "") +
+                           ld(5, "standard") + ld(6, "Filesystem");
+    std::string pvc_cond = ld(1, "Resizing") + ld(2, "True") + ld(3, "") + ld(4, time_of(ts)) + ld(5, "") + ld(6, "");
+    std::string pvc_status = ld(1, "Bound") + ld(2, "ReadWriteOnce") + ld(3, ld(1, "storage") + ld(2, ld(1, "1Gi"))) +
+                             ld(4, pvc_cond) + entry(7, "storage", "ControllerResizeInProgress") +
+                             ld(9, ld(1, "") + ld(2, "Pending"));
+    CHECK(decode_ok(envelope("v1", "PersistentVolumeClaim", ld(1, gogo_meta("data")) + ld(2, pvc_spec) + ld(3, pvc_status)),
+                    "", "PersistentVolumeClaim") ==
+          R"({"kind":"PersistentVolumeClaim","apiVersion":"v1","metadata":{"name":"data","creationTimestamp":null},)"
+          R"("spec":{"accessModes":["ReadWriteOnce"],"resources":{"requests":{"storage":"1Gi"}},)"
+          R"("storageClassName":"standard","volumeMode":"Filesystem"},"status":{"phase":"Bound","accessModes":)"
+          R"(["ReadWriteOnce"],"capacity":{"storage":"1Gi"},"conditions":[{"type":"Resizing","status":"True",)"
+          R"("lastProbeTime":null,"lastTransitionTime":"2026-01-02T03:04:05Z"}],"allocatedResourceStatuses":)"
+          R"({"storage":"ControllerResizeInProgress"},"modifyVolumeStatus":{"status":"Pending"}}})");
+
+    std::string address = ld(1, "10.0.0.1") + ld(2, ld(1, "Pod") + ld(2, "default") + ld(3, "p")) + ld(3, "") + ld(4, "n1");
+    std::string port = ld(1, "http") + vi(2, 80) + ld(3, "TCP") + ld(4, "http");
+    CHECK(decode_ok(envelope("v1", "Endpoints", ld(1, gogo_meta("web")) + ld(2, ld(1, address) + ld(3, port))), "",
+                    "Endpoints") ==
+          R"({"kind":"Endpoints","apiVersion":"v1","metadata":{"name":"web","creationTimestamp":null},"subsets":)"
+          R"([{"addresses":[{"ip":"10.0.0.1","nodeName":"n1","targetRef":{"kind":"Pod","namespace":"default",)"
+          R"("name":"p"}}],"ports":[{"name":"http","port":80,"protocol":"TCP","appProtocol":"http"}]}]})");
+
+    // EndpointSlice: its EndpointPort has pointers only (unlike core/v1's); endpoints and
+    // ports are not omitempty.
+    std::string endpoint = ld(1, "10.0.0.1") + ld(2, vi(1, 1) + vi(2, 1) + vi(3, 0)) + entry(5, "k", "v") +
+                           ld(6, "n1") + ld(7, "a") + ld(8, ld(1, ld(1, "a")));
+    std::string slice_port = ld(1, "http") + ld(2, "TCP") + vi(3, 80);
+    std::vector<std::string> skipped;
+    CHECK(decode_ok(envelope("discovery.k8s.io/v1", "EndpointSlice",
+                             ld(1, gogo_meta("web-1")) + ld(2, endpoint) + ld(3, slice_port) + ld(4, "IPv4")),
+                    "discovery.k8s.io", "EndpointSlice", &skipped) ==
+          R"({"kind":"EndpointSlice","apiVersion":"discovery.k8s.io/v1","metadata":{"name":"web-1",)"
+          R"("creationTimestamp":null},"addressType":"IPv4","endpoints":[{"addresses":["10.0.0.1"],"conditions":)"
+          R"({"ready":true,"serving":true,"terminating":false},"deprecatedTopology":{"k":"v"},"nodeName":"n1",)"
+          R"("zone":"a","hints":{"forZones":[{"name":"a"}]}}],"ports":[{"name":"http","protocol":"TCP","port":80}]})");
+    CHECK(skipped.empty());
+    CHECK(decode_ok(envelope("discovery.k8s.io/v1", "EndpointSlice", ld(4, "IPv6")), "discovery.k8s.io", "EndpointSlice") ==
+          R"({"kind":"EndpointSlice","apiVersion":"discovery.k8s.io/v1","metadata":{"creationTimestamp":null},)"
+          R"("addressType":"IPv6","endpoints":null,"ports":null})");
+}
+
+TEST_CASE("the kinds kubectl's imperative commands write are decodable") {
+    const std::pair<const char*, const char*> kinds[] = {
+        {"", "Pod"}, {"", "PersistentVolumeClaim"}, {"", "Endpoints"}, {"batch", "Job"}, {"batch", "CronJob"},
+        {"rbac.authorization.k8s.io", "Role"}, {"rbac.authorization.k8s.io", "ClusterRole"},
+        {"rbac.authorization.k8s.io", "RoleBinding"}, {"rbac.authorization.k8s.io", "ClusterRoleBinding"},
+        {"policy", "PodDisruptionBudget"}, {"networking.k8s.io", "Ingress"}, {"apps", "ReplicaSet"},
+        {"apps", "StatefulSet"}, {"apps", "DaemonSet"}, {"discovery.k8s.io", "EndpointSlice"}};
+    for (const auto& [group, kind] : kinds) {
+        CAPTURE(kind);
+        CHECK(protobuf_decodable(group, kind));
+    }
+    CHECK_FALSE(protobuf_decodable("batch", "Pod"));  // kinds are looked up with their group
 }
