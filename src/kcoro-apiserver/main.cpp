@@ -10,6 +10,9 @@
 //   --simulate-delay MS       default 1000
 //   --root-ca-publisher / --no-root-ca-publisher   ConfigMap kube-root-ca.crt in
 //                             every namespace, as kube-controller-manager writes it (on by default)
+//   --service-account-controller / --no-service-account-controller   ServiceAccount
+//                             `default` in every namespace, as kube-controller-manager
+//                             keeps it (on by default; pods name it when they name none)
 //   --history N               retained watch events (default 10000)
 //   --watch-cache=false       page resourceVersion=0 lists (default: answered whole, as
 //                             kube-apiserver's watch cache does)
@@ -147,6 +150,7 @@ int main(int argc, char** argv) {
     opts.port = 6443;
     opts.store.simulate_workloads = true;
     opts.root_ca_publisher = true;  // a real cluster's kube-controller-manager runs it
+    opts.service_account_controller = true;  // likewise
     // uids, generated names and minted tokens differ between runs, as on a
     // real server; --seed makes a run reproducible (the simulation's need).
     opts.store.random_seed = (std::uint64_t{std::random_device{}()} << 32) ^ std::random_device{}();
@@ -198,6 +202,10 @@ int main(int argc, char** argv) {
                 opts.root_ca_publisher = true;
             } else if (a == "--no-root-ca-publisher") {
                 opts.root_ca_publisher = false;
+            } else if (a == "--service-account-controller") {
+                opts.service_account_controller = true;
+            } else if (a == "--no-service-account-controller") {
+                opts.service_account_controller = false;
             } else if (a == "--simulate-delay") {
                 opts.store.simulate_delay = std::chrono::milliseconds(std::stol(value(i)));
             } else if (a == "--seed") {
@@ -215,7 +223,7 @@ int main(int argc, char** argv) {
             } else if (a == "--help" || a == "-h") {
                 std::cout << "usage: kcoro-apiserver [--listen HOST:PORT] [--tls|--plain] [--cert F --key F]\n"
                              "  [--write-kubeconfig PATH] [--policy F] [--tokens F] [--[no-]simulate-workloads]\n"
-                             "  [--[no-]root-ca-publisher] [--simulate-delay MS] [--history N] [--watch-cache=false]\n"
+                             "  [--[no-]root-ca-publisher] [--[no-]service-account-controller] [--simulate-delay MS] [--history N] [--watch-cache=false]\n"
                              "  [--bookmark-interval MS] [--load F]... [--seed N]\n"
                              "  [--feature-gates=ShardedListAndWatch=true|false]\n"
                              "feature gates (kube-apiserver's names; only these are known):\n"

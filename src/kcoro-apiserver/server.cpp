@@ -37,6 +37,7 @@ server::~server() {
 result<void> server::start() {
     if (!options_.listen) {
         if (auto r = publish_root_ca(); !r) return r;
+        store_.set_service_account_controller(options_.service_account_controller, clk_.wall_now());
         loop_running_ = true;
         asio::co_spawn(ex_, background_loop(), asio::bind_cancellation_slot(loop_cancel_.slot(), asio::detached));
         return {};
@@ -90,6 +91,7 @@ result<void> server::start() {
         return error(kcoro_errc::invalid_config, "kcoro-apiserver: bad listen address " + options_.address);
     }
     if (auto r = publish_root_ca(); !r) return r;
+    store_.set_service_account_controller(options_.service_account_controller, clk_.wall_now());
     auto ep = http_->listen({addr, options_.port});
     if (!ep) {
         return ep.error();

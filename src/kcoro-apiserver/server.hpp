@@ -67,6 +67,12 @@ struct server_options {
     /// generated for it. Off here; the kcoro-apiserver binary and
     /// kcoro::testing turn it on, as a real cluster has it.
     bool root_ca_publisher = false;
+    /// kube-controller-manager's serviceaccounts controller
+    /// (object_store::set_service_account_controller): ServiceAccount
+    /// `default` in every namespace, which the ServiceAccount admission plugin
+    /// needs for a pod that names no account. Off here; the binary and
+    /// kcoro::testing turn it on.
+    bool service_account_controller = false;
     std::chrono::milliseconds gc_interval{100};
     std::chrono::milliseconds simulate_interval{100};
     http::log_sink log;

@@ -1934,6 +1934,196 @@ asio::awaitable<void> long_request_line(ctx& x) {
     EXPECT(parse_object(r.body, "long list").at("items").as_array().empty(), "nothing carries the label");
 }
 
+// issue 23: the kinds a controller's tests touch, with the defaults of
+// v1.32's pkg/apis/{core,apps,batch,rbac}/v1/defaults.go, the strategies'
+// PrepareForCreate, the Priority and DefaultTolerationSeconds admission
+// plugins, and validation messages of pkg/apis/*/validation.
+std::int64_t num(const json::value* v) { return v && v->is_number() ? v->to_number<std::int64_t>() : -1; }
+
+bool has_toleration(const json::object& pod, std::string_view key) {
+    const auto* t = kcoro::find_path(pod, {"spec", "tolerations"});
+    if (!t || !t->is_array()) return false;
+    for (const auto& e : t->as_array()) {
+        if (!e.is_object()) continue;
+        const auto& o = e.as_object();
+        if (str(o.if_contains("key")) == key && str(o.if_contains("operator")) == "Exists" &&
+            str(o.if_contains("effect")) == "NoExecute" && num(o.if_contains("tolerationSeconds")) == 300) {
+            return true;
+        }
+    }
+    return false;
+}
+
+asio::awaitable<void> workload_kinds(ctx& x) {
+    const kcoro::group_version_resource pods{"", "v1", "pods"}, jobs{"batch", "v1", "jobs"},
+        cronjobs{"batch", "v1", "cronjobs"}, sets{"apps", "v1", "statefulsets"}, roles{"rbac.authorization.k8s.io", "v1", "roles"},
+        bindings{"rbac.authorization.k8s.io", "v1", "rolebindings"};
+    const kcoro::create_options co{};
+
+    // A pod as `kubectl run p --image=busybox` writes it.
+    json::object pod = json::parse(R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","labels":{"run":"p"}},
+        "spec":{"containers":[{"name":"p","image":"busybox"}]}})").as_object();
+    kcoro::set_namespace(pod, x.ns);
+    auto p = co_await x.create(pods, pod);
+    EXPECT(str(kcoro::find_path(*p, {"status", "phase"})) == "Pending", "a new pod is Pending");
+    EXPECT(str(kcoro::find_path(*p, {"status", "qosClass"})) == "BestEffort", "no requests: BestEffort");
+    EXPECT(str(kcoro::find_path(*p, {"spec", "restartPolicy"})) == "Always", "restartPolicy Always");
+    EXPECT(str(kcoro::find_path(*p, {"spec", "dnsPolicy"})) == "ClusterFirst", "dnsPolicy ClusterFirst");
+    EXPECT(str(kcoro::find_path(*p, {"spec", "schedulerName"})) == "default-scheduler", "schedulerName");
+    EXPECT(num(kcoro::find_path(*p, {"spec", "terminationGracePeriodSeconds"})) == 30, "grace period 30");
+    EXPECT(kcoro::find_path(*p, {"spec", "enableServiceLinks"}) &&
+               *kcoro::find_path(*p, {"spec", "enableServiceLinks"}) == json::value(true),
+           "enableServiceLinks true");
+    EXPECT(num(kcoro::find_path(*p, {"spec", "priority"})) == 0, "priority 0 (no PriorityClass)");
+    EXPECT(str(kcoro::find_path(*p, {"spec", "preemptionPolicy"})) == "PreemptLowerPriority", "preemptionPolicy");
+    EXPECT(has_toleration(*p, "node.kubernetes.io/not-ready") && has_toleration(*p, "node.kubernetes.io/unreachable"),
+           "the not-ready and unreachable tolerations of 300 s");
+    const auto* c0 = kcoro::find_path(*p, {"spec", "containers"});
+    EXPECT(c0 && c0->is_array() && !c0->as_array().empty(), "containers kept");
+    const auto& c = c0->as_array()[0].as_object();
+    EXPECT(str(c.if_contains("imagePullPolicy")) == "Always", "an untagged image is pulled Always");
+    EXPECT(str(c.if_contains("terminationMessagePolicy")) == "File", "terminationMessagePolicy File");
+    EXPECT(kcoro::find_path(*p, {"metadata", "generation"}) == nullptr, "pods have no generation (1.32)");
+    // The ServiceAccount admission plugin, with the account kube-controller-manager made.
+    EXPECT(str(kcoro::find_path(*p, {"spec", "serviceAccountName"})) == "default" &&
+               str(kcoro::find_path(*p, {"spec", "serviceAccount"})) == "default",
+           "the pod runs as the namespace's default account");
+    const auto* vols = kcoro::find_path(*p, {"spec", "volumes"});
+    EXPECT(vols && vols->is_array() && vols->as_array().size() == 1, "one volume: the token");
+    const auto& tv = vols->as_array()[0].as_object();
+    const std::string token_volume = str(tv.if_contains("name"));
+    EXPECT(token_volume.starts_with("kube-api-access-") && token_volume.size() == 21, "kube-api-access-<5>");
+    EXPECT(num(kcoro::find_path(tv, {"projected", "defaultMode"})) == 420 &&
+               num(kcoro::find_path(tv, {"projected", "sources"})->as_array()[0].as_object().at("serviceAccountToken").as_object().if_contains("expirationSeconds")) == 3607,
+           "the projected token, 3607 s");
+    const auto* mounts = c.if_contains("volumeMounts");
+    EXPECT(mounts && mounts->is_array() && mounts->as_array().size() == 1 &&
+               str(mounts->as_array()[0].as_object().if_contains("mountPath")) == "/var/run/secrets/kubernetes.io/serviceaccount",
+           "the container mounts it");
+    json::object nobody = pod;
+    kcoro::set_name(nobody, "nobody");
+    nobody["spec"].as_object()["serviceAccountName"] = "nobody";
+    auto nr = co_await x.c.create(pods, x.ns, nobody, co);
+    must_fail(nr, kcoro::api_errc::forbidden,
+              "pods \"nobody\" is forbidden: error looking up service account " + x.ns + "/nobody: serviceaccount \"nobody\" not found",
+              "a pod naming a missing account");
+
+    json::object empty = json::parse(R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"empty"},"spec":{"containers":[]}})")
+                             .as_object();
+    kcoro::set_namespace(empty, x.ns);
+    auto er = co_await x.c.create(pods, x.ns, empty, co);
+    must_fail(er, kcoro::api_errc::invalid, "Pod \"empty\" is invalid: spec.containers: Required value", "a pod without containers");
+
+    // A job as `kubectl create job j --image=busybox` writes it.
+    json::object job = json::parse(R"({"apiVersion":"batch/v1","kind":"Job","metadata":{"name":"j"},
+        "spec":{"template":{"metadata":{},"spec":{"containers":[{"name":"j","image":"busybox"}],"restartPolicy":"Never"}}}})")
+                           .as_object();
+    kcoro::set_namespace(job, x.ns);
+    auto j = co_await x.create(jobs, job);
+    const std::string uid(kcoro::uid_of(*j));
+    EXPECT(num(kcoro::find_path(*j, {"spec", "completions"})) == 1 && num(kcoro::find_path(*j, {"spec", "parallelism"})) == 1,
+           "completions and parallelism 1");
+    EXPECT(num(kcoro::find_path(*j, {"spec", "backoffLimit"})) == 6, "backoffLimit 6");
+    EXPECT(str(kcoro::find_path(*j, {"spec", "completionMode"})) == "NonIndexed", "completionMode NonIndexed");
+    EXPECT(str(kcoro::find_path(*j, {"spec", "podReplacementPolicy"})) == "TerminatingOrFailed", "podReplacementPolicy");
+    EXPECT(*kcoro::find_path(*j, {"spec", "suspend"}) == json::value(false), "suspend false");
+    EXPECT(*kcoro::find_path(*j, {"spec", "manualSelector"}) == json::value(false), "manualSelector false");
+    EXPECT(str(kcoro::find_path(*j, {"spec", "selector", "matchLabels", "batch.kubernetes.io/controller-uid"})) == uid,
+           "the generated selector is the job's uid");
+    EXPECT(str(kcoro::find_path(*j, {"spec", "template", "metadata", "labels", "job-name"})) == "j" &&
+               str(kcoro::find_path(*j, {"spec", "template", "metadata", "labels", "batch.kubernetes.io/job-name"})) == "j" &&
+               str(kcoro::find_path(*j, {"spec", "template", "metadata", "labels", "controller-uid"})) == uid,
+           "the template carries the job-name and controller-uid labels, legacy and prefixed");
+    EXPECT(str(kcoro::find_path(*j, {"metadata", "labels", "batch.kubernetes.io/job-name"})) == "j",
+           "a job without labels reads back with its template's");
+    EXPECT(num(kcoro::find_path(*j, {"metadata", "generation"})) == 1, "jobs have generation 1");
+    json::object always = job;
+    kcoro::set_name(always, "always");
+    always["spec"].as_object()["template"].as_object()["spec"].as_object()["restartPolicy"] = "Always";
+    auto ar = co_await x.c.create(jobs, x.ns, always, co);
+    must_fail(ar, kcoro::api_errc::invalid,
+              "spec.template.spec.restartPolicy: Required value: valid values: \"OnFailure\", \"Never\"",
+              "a job whose pods restart Always");
+
+    // CronJob defaults; a schedule that does not parse.
+    json::object cj = json::parse(R"({"apiVersion":"batch/v1","kind":"CronJob","metadata":{"name":"cj"},
+        "spec":{"schedule":"*/5 * * * *","jobTemplate":{"metadata":{},"spec":{"template":{"metadata":{},
+          "spec":{"containers":[{"name":"c","image":"busybox"}],"restartPolicy":"OnFailure"}}}}}})").as_object();
+    kcoro::set_namespace(cj, x.ns);
+    auto cr = co_await x.create(cronjobs, cj);
+    EXPECT(str(kcoro::find_path(*cr, {"spec", "concurrencyPolicy"})) == "Allow", "concurrencyPolicy Allow");
+    EXPECT(num(kcoro::find_path(*cr, {"spec", "successfulJobsHistoryLimit"})) == 3 &&
+               num(kcoro::find_path(*cr, {"spec", "failedJobsHistoryLimit"})) == 1,
+           "history limits 3 and 1");
+    json::object bad_cj = cj;
+    kcoro::set_name(bad_cj, "badcj");
+    bad_cj["spec"].as_object()["schedule"] = "every minute";
+    auto bcr = co_await x.c.create(cronjobs, x.ns, bad_cj, co);
+    must_fail(bcr, kcoro::api_errc::invalid,
+              "spec.schedule: Invalid value: \"every minute\": expected exactly 5 fields, found 2: [every minute]",
+              "a schedule with two fields");
+
+    // StatefulSet defaults, and its spec fields that never change.
+    json::object sts = json::parse(R"({"apiVersion":"apps/v1","kind":"StatefulSet","metadata":{"name":"s"},
+        "spec":{"serviceName":"s","selector":{"matchLabels":{"app":"s"}},
+          "template":{"metadata":{"labels":{"app":"s"}},"spec":{"containers":[{"name":"c","image":"busybox:1.36"}]}}}})")
+                           .as_object();
+    kcoro::set_namespace(sts, x.ns);
+    auto st = co_await x.create(sets, sts);
+    EXPECT(num(kcoro::find_path(*st, {"spec", "replicas"})) == 1, "replicas 1");
+    EXPECT(str(kcoro::find_path(*st, {"spec", "podManagementPolicy"})) == "OrderedReady", "podManagementPolicy");
+    EXPECT(str(kcoro::find_path(*st, {"spec", "updateStrategy", "type"})) == "RollingUpdate" &&
+               num(kcoro::find_path(*st, {"spec", "updateStrategy", "rollingUpdate", "partition"})) == 0,
+           "RollingUpdate with partition 0");
+    EXPECT(str(kcoro::find_path(*st, {"spec", "persistentVolumeClaimRetentionPolicy", "whenDeleted"})) == "Retain",
+           "PVC retention Retain");
+    EXPECT(str(kcoro::find_path(*st, {"spec", "template", "spec", "containers"})->as_array()[0].as_object().if_contains(
+               "imagePullPolicy")) == "IfNotPresent",
+           "a tagged image is IfNotPresent");
+    json::object renamed = *st;
+    renamed["spec"].as_object()["serviceName"] = "other";
+    auto rr = co_await x.update(sets, renamed);
+    must_fail(rr, kcoro::api_errc::invalid,
+              "spec: Forbidden: updates to statefulset spec for fields other than 'replicas', 'ordinals', 'template', "
+              "'updateStrategy', 'persistentVolumeClaimRetentionPolicy' and 'minReadySeconds' are forbidden",
+              "changing a StatefulSet's serviceName");
+
+    // RBAC: names are path segments, rules need verbs, a binding's roleRef never changes.
+    json::object role = json::parse(R"({"apiVersion":"rbac.authorization.k8s.io/v1","kind":"Role",
+        "metadata":{"name":"system:conf:reader"},"rules":[{"apiGroups":[""],"resources":["pods"],"verbs":["get","list"]}]})")
+                            .as_object();
+    kcoro::set_namespace(role, x.ns);
+    co_await x.create(roles, role);
+    json::object noverbs = role;
+    kcoro::set_name(noverbs, "noverbs");
+    noverbs["rules"] = json::parse(R"([{"apiGroups":[""],"resources":["pods"]}])");
+    auto nv = co_await x.c.create(roles, x.ns, noverbs, co);
+    must_fail(nv, kcoro::api_errc::invalid, "rules[0].verbs: Required value: verbs must contain at least one value",
+              "a rule without verbs");
+    json::object rb = json::parse(R"({"apiVersion":"rbac.authorization.k8s.io/v1","kind":"RoleBinding",
+        "metadata":{"name":"rb"},"roleRef":{"kind":"Role","name":"system:conf:reader"},
+        "subjects":[{"kind":"User","name":"alice"},{"kind":"ServiceAccount","name":"default"}]})").as_object();
+    kcoro::set_namespace(rb, x.ns);
+    auto b = co_await x.create(bindings, rb);
+    EXPECT(str(kcoro::find_path(*b, {"roleRef", "apiGroup"})) == "rbac.authorization.k8s.io", "roleRef.apiGroup defaulted");
+    const auto* subjects = kcoro::find_path(*b, {"subjects"});
+    EXPECT(subjects && subjects->is_array() && subjects->as_array().size() == 2 &&
+               str(subjects->as_array()[0].as_object().if_contains("apiGroup")) == "rbac.authorization.k8s.io" &&
+               !subjects->as_array()[1].as_object().contains("apiGroup"),
+           "a User subject gets the RBAC group, a ServiceAccount none");
+    json::object rebind = *b;
+    rebind["roleRef"].as_object()["name"] = "other";
+    auto rbu = co_await x.update(bindings, rebind);
+    must_fail(rbu, kcoro::api_errc::invalid, "roleRef: Invalid value: rbac.RoleRef{APIGroup:\"rbac.authorization.k8s.io\", "
+                                             "Kind:\"Role\", Name:\"other\"}: cannot change roleRef",
+              "changing a binding's roleRef");
+
+    // Pods are deleted with their final state as the answer (ReturnDeletedObject).
+    kcoro::delete_options d{};
+    auto del = co_await x.remove(pods, "p", d);
+    EXPECT(del && *del && kcoro::name_of(**del) == "p", "deleting a pod answers the pod");
+}
+
 std::vector<scenario> all_scenarios() {
     return {
         {"resource-version", false, resource_version},
@@ -1974,6 +2164,8 @@ std::vector<scenario> all_scenarios() {
         {"malformed-query-parameters", false, malformed_query_parameters},
         // issue 23, client-go's protobuf writes
         {"protobuf-bodies", true, protobuf_bodies},
+        // issue 23, the kinds a controller's tests touch
+        {"workload-kinds", false, workload_kinds},
         // issue 24, KEP-5866 (skipped unless the server echoes shardInfo)
         {"sharded-list-and-watch", false, sharded_list_and_watch},
         {"long-request-line", false, long_request_line},

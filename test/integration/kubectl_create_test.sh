@@ -63,6 +63,36 @@ out=$(k create serviceaccount sa1); expect "create serviceaccount" "serviceaccou
 out=$(k create service clusterip svc1 --tcp=5678:8080); expect "create service" "service/svc1 created" "$out"
 out=$(k get service svc1 -o jsonpath='{.spec.ports[0].port} {.spec.ports[0].targetPort} {.spec.type}'); expect "service ports" "^5678 8080 ClusterIP$" "$out"
 
+# The kinds of issue 23: kubectl's generators write them in protobuf too.
+out=$(k run pod1 --image=nginx); expect "run" "pod/pod1 created" "$out"  # kubectl run writes JSON
+out=$(k get pod pod1 -o jsonpath='{.status.phase} {.spec.restartPolicy} {.metadata.labels.run} {.spec.containers[0].imagePullPolicy}')
+expect "pod defaults" "^Pending Always pod1 Always$" "$out"
+out=$(k get pods); expect "get pods prints the pod's row" "^pod1 +0/1 +Pending +0 +[0-9]+s$" "$(grep pod1 <<<"$out")"
+out=$(k get pods -o wide); expect "get pods -o wide" "^NAME +READY +STATUS +RESTARTS +AGE +IP +NODE +NOMINATED NODE +READINESS GATES$" "$(head -1 <<<"$out")"
+out=$(k create job j1 --image=busybox -v=8 -- echo hi); expect "create job: protobuf on the wire" "Content-Type: application/vnd.kubernetes.protobuf" "$out"
+expect "create job" "job.batch/j1 created" "$out"
+out=$(k get job j1 -o jsonpath='{.spec.completions} {.spec.backoffLimit} {.spec.template.spec.restartPolicy} {.spec.template.metadata.labels.job-name} {.spec.template.spec.containers[0].command}')
+expect "job defaults and generated labels" '^1 6 Never j1 \["echo","hi"\]$' "$out"
+out=$(k create cronjob cj1 --image=busybox --schedule='*/5 * * * *'); expect "create cronjob" "cronjob.batch/cj1 created" "$out"
+out=$(k get cronjob cj1 -o jsonpath='{.spec.schedule} {.spec.concurrencyPolicy} {.spec.jobTemplate.spec.template.spec.restartPolicy}')
+expect "cronjob defaults" '^\*/5 \* \* \* \* Allow OnFailure$' "$out"
+out=$(k create role r1 --verb=get,list --resource=pods,deployments.apps); expect "create role" "role.rbac.authorization.k8s.io/r1 created" "$out"
+out=$(k get role r1 -o jsonpath='{.rules[0].apiGroups} {.rules[0].resources} {.rules[1].apiGroups}'); expect "role rules" '^\[""\] \["pods"\] \["apps"\]$' "$out"
+out=$(k create rolebinding rb1 --role=r1 --user=alice --serviceaccount=default:sa1); expect "create rolebinding" "rolebinding.rbac.authorization.k8s.io/rb1 created" "$out"
+out=$(k get rolebinding rb1 -o jsonpath='{.roleRef.apiGroup} {.subjects[0].kind} {.subjects[1].namespace}'); expect "rolebinding" "^rbac.authorization.k8s.io User default$" "$out"
+out=$(k get rolebindings -o wide); expect "get rolebindings -o wide" "^rb1 +Role/r1 .*alice +default/sa1$" "$(grep rb1 <<<"$out")"
+out=$(k create clusterrole cr1 --verb=get --resource=nodes); expect "create clusterrole" "clusterrole.rbac.authorization.k8s.io/cr1 created" "$out"
+out=$(k create clusterrolebinding crb1 --clusterrole=cr1 --group=devs); expect "create clusterrolebinding" "clusterrolebinding.rbac.authorization.k8s.io/crb1 created" "$out"
+out=$(k create poddisruptionbudget pdb1 --selector=app=web --min-available=1); expect "create pdb" "poddisruptionbudget.policy/pdb1 created" "$out"
+out=$(k get pdb pdb1 -o jsonpath='{.spec.minAvailable} {.status.disruptionsAllowed}'); expect "pdb" "^1 0$" "$out"
+out=$(k create ingress ing1 --rule="example.com/=svc1:5678"); expect "create ingress" "ingress.networking.k8s.io/ing1 created" "$out"
+out=$(k get ingress ing1 -o jsonpath='{.spec.rules[0].host} {.spec.rules[0].http.paths[0].pathType} {.spec.rules[0].http.paths[0].backend.service.port.number}')
+expect "ingress" "^example.com Exact 5678$" "$out"
+out=$(k get all); expect "get all lists pods, jobs, cronjobs, deployments" "pod/pod1" "$out"
+expect "get all: jobs" "job.batch/j1" "$out"; expect "get all: cronjobs" "cronjob.batch/cj1" "$out"
+out=$(k delete pod pod1); expect "delete pod" 'pod "pod1" deleted' "$out"
+out=$(k run bad --image=nginx --restart=Always --overrides='{"spec":{"restartPolicy":"Sometimes"}}'); expect "a bad restartPolicy is refused" 'spec.restartPolicy: Unsupported value: "Sometimes"' "$out"
+
 # A dry run and a refused create: the answers kubectl prints for a real server.
 out=$(k create configmap x --from-literal=a=b); expect "create existing" 'configmaps "x" already exists' "$out"
 out=$(k create configmap dry --from-literal=a=b --dry-run=server); expect "create --dry-run=server" "configmap/dry created \(server dry run\)" "$out"

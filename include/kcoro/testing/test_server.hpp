@@ -88,6 +88,11 @@ struct test_server_options {
     /// a real cluster: a test that lists ConfigMaps sees it, as it would
     /// there. False for a test that needs empty namespaces.
     bool root_ca_publisher = true;
+    /// ServiceAccount `default` in every namespace, as kube-controller-manager's
+    /// serviceaccounts controller keeps it: a pod that names no account runs
+    /// as it (the ServiceAccount admission plugin refuses a pod whose account
+    /// is missing). False for a test that needs empty namespaces.
+    bool service_account_controller = true;
     /// kube-apiserver's alpha feature gate ShardedListAndWatch (KEP-5866):
     /// list and watch honour `shardSelector` and lists echo
     /// metadata.shardInfo (kcoro-apiserver --feature-gates=ShardedListAndWatch=true).
