@@ -1,7 +1,7 @@
 // Tables written from the public API's field numbers and Go struct tags
 // (k8s.io/api v0.32 core/v1, apps/v1, batch/v1, rbac/v1, policy/v1, networking/v1,
-// discovery/v1, coordination/v1, events/v1 and autoscaling/v1 types.go / generated.proto,
-// k8s.io/apimachinery v0.32 pkg/apis/meta/v1). Order is the Go struct's, so
+// discovery/v1, coordination/v1, events/v1, autoscaling/v1, authorization/v1 and
+// authentication/v1 types.go / generated.proto, k8s.io/apimachinery v0.32 pkg/apis/meta/v1). Order is the Go struct's, so
 // the decoded JSON keeps Go's key order. Commented numbers are fields of the
 // real message that kcoro does not decode yet (skipped with a warning).
 #include "store/proto_schema.hpp"
@@ -1357,6 +1357,124 @@ constexpr field_desc DiscoveryV1EndpointPort[] = {
     {3, "port", "Port", k::int32, "", ptr|omit},
     {4, "appProtocol", "AppProtocol", k::string, "", ptr|omit},
 };
+// authorization.k8s.io/v1 reviews (kubectl auth can-i, can-i --list).
+constexpr field_desc SubjectAccessReview[] = {
+    {1, "metadata", "ObjectMeta", k::message, "ObjectMeta", omit},
+    {2, "spec", "Spec", k::message, "SubjectAccessReviewSpec", 0},
+    {3, "status", "Status", k::message, "SubjectAccessReviewStatus", omit},
+};
+constexpr field_desc SelfSubjectAccessReview[] = {
+    {1, "metadata", "ObjectMeta", k::message, "ObjectMeta", omit},
+    {2, "spec", "Spec", k::message, "SelfSubjectAccessReviewSpec", 0},
+    {3, "status", "Status", k::message, "SubjectAccessReviewStatus", omit},
+};
+constexpr field_desc LocalSubjectAccessReview[] = {
+    {1, "metadata", "ObjectMeta", k::message, "ObjectMeta", omit},
+    {2, "spec", "Spec", k::message, "SubjectAccessReviewSpec", 0},
+    {3, "status", "Status", k::message, "SubjectAccessReviewStatus", omit},
+};
+constexpr field_desc ResourceAttributes[] = {
+    {1, "namespace", "Namespace", k::string, "", omit},
+    {2, "verb", "Verb", k::string, "", omit},
+    {3, "group", "Group", k::string, "", omit},
+    {4, "version", "Version", k::string, "", omit},
+    {5, "resource", "Resource", k::string, "", omit},
+    {6, "subresource", "Subresource", k::string, "", omit},
+    {7, "name", "Name", k::string, "", omit},
+    {8, "fieldSelector", "FieldSelector", k::message, "FieldSelectorAttributes", ptr|omit},
+    {9, "labelSelector", "LabelSelector", k::message, "LabelSelectorAttributes", ptr|omit},
+};
+constexpr field_desc LabelSelectorAttributes[] = {
+    {1, "rawSelector", "RawSelector", k::string, "", omit},
+    {2, "requirements", "Requirements", k::message, "LabelSelectorRequirement", rep|omit},
+};
+constexpr field_desc FieldSelectorAttributes[] = {
+    {1, "rawSelector", "RawSelector", k::string, "", omit},
+    {2, "requirements", "Requirements", k::message, "FieldSelectorRequirement", rep|omit},
+};
+// metav1.FieldSelectorRequirement.
+constexpr field_desc FieldSelectorRequirement[] = {
+    {1, "key", "Key", k::string, "", 0},
+    {2, "operator", "Operator", k::string, "", 0},
+    {3, "values", "Values", k::string, "", rep|omit},
+};
+constexpr field_desc NonResourceAttributes[] = {
+    {1, "path", "Path", k::string, "", omit},
+    {2, "verb", "Verb", k::string, "", omit},
+};
+constexpr field_desc SubjectAccessReviewSpec[] = {
+    {1, "resourceAttributes", "ResourceAttributes", k::message, "ResourceAttributes", ptr|omit},
+    {2, "nonResourceAttributes", "NonResourceAttributes", k::message, "NonResourceAttributes", ptr|omit},
+    {3, "user", "User", k::string, "", omit},
+    {4, "groups", "Groups", k::string, "", rep|omit},
+    // 5 extra: map[string]ExtraValue not decoded (no map-of-[]string kind)
+    {6, "uid", "UID", k::string, "", omit},
+};
+constexpr field_desc SelfSubjectAccessReviewSpec[] = {
+    {1, "resourceAttributes", "ResourceAttributes", k::message, "ResourceAttributes", ptr|omit},
+    {2, "nonResourceAttributes", "NonResourceAttributes", k::message, "NonResourceAttributes", ptr|omit},
+};
+constexpr field_desc SubjectAccessReviewStatus[] = {
+    {1, "allowed", "Allowed", k::boolean, "", 0},
+    {4, "denied", "Denied", k::boolean, "", omit},
+    {2, "reason", "Reason", k::string, "", omit},
+    {3, "evaluationError", "EvaluationError", k::string, "", omit},
+};
+constexpr field_desc SelfSubjectRulesReview[] = {
+    {1, "metadata", "ObjectMeta", k::message, "ObjectMeta", omit},
+    {2, "spec", "Spec", k::message, "SelfSubjectRulesReviewSpec", 0},
+    {3, "status", "Status", k::message, "SubjectRulesReviewStatus", omit},
+};
+constexpr field_desc SelfSubjectRulesReviewSpec[] = {
+    {1, "namespace", "Namespace", k::string, "", omit},
+};
+constexpr field_desc SubjectRulesReviewStatus[] = {
+    {1, "resourceRules", "ResourceRules", k::message, "ResourceRule", rep},
+    {2, "nonResourceRules", "NonResourceRules", k::message, "NonResourceRule", rep},
+    // The struct tag says "bytes,3,rep"; generated.proto and the generated
+    // code have an optional bool (varint).
+    {3, "incomplete", "Incomplete", k::boolean, "", 0},
+    {4, "evaluationError", "EvaluationError", k::string, "", omit},
+};
+constexpr field_desc ResourceRule[] = {
+    {1, "verbs", "Verbs", k::string, "", rep},
+    {2, "apiGroups", "APIGroups", k::string, "", rep|omit},
+    {3, "resources", "Resources", k::string, "", rep|omit},
+    {4, "resourceNames", "ResourceNames", k::string, "", rep|omit},
+};
+constexpr field_desc NonResourceRule[] = {
+    {1, "verbs", "Verbs", k::string, "", rep},
+    {2, "nonResourceURLs", "NonResourceURLs", k::string, "", rep|omit},
+};
+// authentication.k8s.io/v1 TokenReview and SelfSubjectReview (kubectl auth whoami).
+constexpr field_desc TokenReview[] = {
+    {1, "metadata", "ObjectMeta", k::message, "ObjectMeta", omit},
+    {2, "spec", "Spec", k::message, "TokenReviewSpec", 0},
+    {3, "status", "Status", k::message, "TokenReviewStatus", omit},
+};
+constexpr field_desc TokenReviewSpec[] = {
+    {1, "token", "Token", k::string, "", omit},
+    {2, "audiences", "Audiences", k::string, "", rep|omit},
+};
+constexpr field_desc TokenReviewStatus[] = {
+    {1, "authenticated", "Authenticated", k::boolean, "", omit},
+    {2, "user", "User", k::message, "UserInfo", omit},
+    {4, "audiences", "Audiences", k::string, "", rep|omit},
+    {3, "error", "Error", k::string, "", omit},
+};
+constexpr field_desc UserInfo[] = {
+    {1, "username", "Username", k::string, "", omit},
+    {2, "uid", "UID", k::string, "", omit},
+    {3, "groups", "Groups", k::string, "", rep|omit},
+    // 4 extra: map[string]ExtraValue not decoded (no map-of-[]string kind)
+};
+constexpr field_desc SelfSubjectReview[] = {
+    {1, "metadata", "ObjectMeta", k::message, "ObjectMeta", omit},
+    {2, "status", "Status", k::message, "SelfSubjectReviewStatus", omit},
+};
+constexpr field_desc SelfSubjectReviewStatus[] = {
+    {1, "userInfo", "UserInfo", k::message, "UserInfo", omit},
+};
 // clang-format on
 
 #define KCORO_MESSAGE(name) message_desc{#name, name}
@@ -1438,6 +1556,16 @@ constexpr std::array messages{
     KCORO_MESSAGE(RollingUpdateDaemonSet), KCORO_MESSAGE(DaemonSetStatus), KCORO_MESSAGE(DaemonSetCondition),
     KCORO_MESSAGE(EndpointSlice), KCORO_MESSAGE(Endpoint), KCORO_MESSAGE(EndpointConditions),
     KCORO_MESSAGE(EndpointHints), KCORO_MESSAGE(ForZone), KCORO_MESSAGE(DiscoveryV1EndpointPort),
+    KCORO_MESSAGE(SubjectAccessReview), KCORO_MESSAGE(SelfSubjectAccessReview),
+    KCORO_MESSAGE(LocalSubjectAccessReview), KCORO_MESSAGE(ResourceAttributes),
+    KCORO_MESSAGE(LabelSelectorAttributes), KCORO_MESSAGE(FieldSelectorAttributes),
+    KCORO_MESSAGE(FieldSelectorRequirement), KCORO_MESSAGE(NonResourceAttributes),
+    KCORO_MESSAGE(SubjectAccessReviewSpec), KCORO_MESSAGE(SelfSubjectAccessReviewSpec),
+    KCORO_MESSAGE(SubjectAccessReviewStatus), KCORO_MESSAGE(SelfSubjectRulesReview),
+    KCORO_MESSAGE(SelfSubjectRulesReviewSpec), KCORO_MESSAGE(SubjectRulesReviewStatus),
+    KCORO_MESSAGE(ResourceRule), KCORO_MESSAGE(NonResourceRule), KCORO_MESSAGE(TokenReview),
+    KCORO_MESSAGE(TokenReviewSpec), KCORO_MESSAGE(TokenReviewStatus), KCORO_MESSAGE(UserInfo),
+    KCORO_MESSAGE(SelfSubjectReview), KCORO_MESSAGE(SelfSubjectReviewStatus),
 };
 #undef KCORO_MESSAGE
 
@@ -1466,6 +1594,12 @@ constexpr std::array kinds{
     kind_entry{"apps", "StatefulSet", "StatefulSet"},
     kind_entry{"apps", "DaemonSet", "DaemonSet"},
     kind_entry{"discovery.k8s.io", "EndpointSlice", "EndpointSlice"},
+    kind_entry{"authorization.k8s.io", "SubjectAccessReview", "SubjectAccessReview"},
+    kind_entry{"authorization.k8s.io", "SelfSubjectAccessReview", "SelfSubjectAccessReview"},
+    kind_entry{"authorization.k8s.io", "LocalSubjectAccessReview", "LocalSubjectAccessReview"},
+    kind_entry{"authorization.k8s.io", "SelfSubjectRulesReview", "SelfSubjectRulesReview"},
+    kind_entry{"authentication.k8s.io", "TokenReview", "TokenReview"},
+    kind_entry{"authentication.k8s.io", "SelfSubjectReview", "SelfSubjectReview"},
     // Registered in every group version (metav1.AddToGroupVersion).
     kind_entry{"*", "DeleteOptions", "DeleteOptions"},
 };

@@ -649,3 +649,150 @@ TEST_CASE("the kinds kubectl's imperative commands write are decodable") {
     }
     CHECK_FALSE(protobuf_decodable("batch", "Pod"));  // kinds are looked up with their group
 }
+
+TEST_CASE("authorization.k8s.io/v1 reviews as kubectl auth can-i sends them") {
+    const std::string az = "authorization.k8s.io";
+    std::vector<std::string> skipped;
+    // gogo writes SubjectAccessReviewStatus{} as allowed(1) false, reason(2) "", evaluationError(3) "", denied(4) false.
+    const std::string sar_status = vi(1, 0) + ld(2, "") + ld(3, "") + vi(4, 0);
+    // kubectl auth can-i list pods -n default: ResourceAttributes{Namespace, Verb, Group, Resource,
+    // Subresource, Name}, every string written; the selectors are nil pointers.
+    std::string attrs = ld(1, "default") + ld(2, "list") + ld(3, "") + ld(4, "") + ld(5, "pods") + ld(6, "") + ld(7, "");
+    CHECK(decode_ok(envelope("authorization.k8s.io/v1", "SelfSubjectAccessReview",
+                             ld(1, gogo_meta("")) + ld(2, ld(1, attrs)) + ld(3, sar_status)),
+                    az, "SelfSubjectAccessReview", &skipped) ==
+          R"({"kind":"SelfSubjectAccessReview","apiVersion":"authorization.k8s.io/v1","metadata":)"
+          R"({"creationTimestamp":null},"spec":{"resourceAttributes":{"namespace":"default","verb":"list",)"
+          R"("resource":"pods"}},"status":{"allowed":false}})");
+    CHECK(skipped.empty());
+    // kubectl auth can-i get /healthz: NonResourceAttributes{Verb, Path}.
+    CHECK(decode_ok(envelope("authorization.k8s.io/v1", "SelfSubjectAccessReview",
+                             ld(1, gogo_meta("")) + ld(2, ld(2, ld(1, "/healthz") + ld(2, "get"))) + ld(3, sar_status)),
+                    az, "SelfSubjectAccessReview") ==
+          R"({"kind":"SelfSubjectAccessReview","apiVersion":"authorization.k8s.io/v1","metadata":)"
+          R"({"creationTimestamp":null},"spec":{"nonResourceAttributes":{"path":"/healthz","verb":"get"}},)"
+          R"("status":{"allowed":false}})");
+    // kubectl auth can-i --list -n default: the status's slices are nil (null, not omitempty).
+    CHECK(decode_ok(envelope("authorization.k8s.io/v1", "SelfSubjectRulesReview",
+                             ld(1, gogo_meta("")) + ld(2, ld(1, "default")) + ld(3, vi(3, 0) + ld(4, ""))),
+                    az, "SelfSubjectRulesReview", &skipped) ==
+          R"({"kind":"SelfSubjectRulesReview","apiVersion":"authorization.k8s.io/v1","metadata":)"
+          R"({"creationTimestamp":null},"spec":{"namespace":"default"},"status":{"resourceRules":null,)"
+          R"("nonResourceRules":null,"incomplete":false}})");
+    CHECK(skipped.empty());
+    // Empty message: the required spec and the status are structs, written as {}.
+    CHECK(decode_ok(envelope("authorization.k8s.io/v1", "SelfSubjectRulesReview", ""), az, "SelfSubjectRulesReview") ==
+          R"({"kind":"SelfSubjectRulesReview","apiVersion":"authorization.k8s.io/v1","metadata":)"
+          R"({"creationTimestamp":null},"spec":{},"status":{"resourceRules":null,"nonResourceRules":null,)"
+          R"("incomplete":false}})");
+    // A rules review status as the server answers it.
+    std::string rule = ld(1, "get") + ld(1, "list") + ld(2, "") + ld(3, "pods") + ld(4, "p");
+    std::string nrule = ld(1, "get") + ld(2, "/healthz");
+    CHECK(decode_ok(envelope("authorization.k8s.io/v1", "SelfSubjectRulesReview",
+                             ld(3, ld(1, rule) + ld(2, nrule) + vi(3, 1) + ld(4, "webhook"))),
+                    az, "SelfSubjectRulesReview")
+              .find(R"("status":{"resourceRules":[{"verbs":["get","list"],"apiGroups":[""],"resources":["pods"],)"
+                    R"("resourceNames":["p"]}],"nonResourceRules":[{"verbs":["get"],"nonResourceURLs":["/healthz"]}],)"
+                    R"("incomplete":true,"evaluationError":"webhook"}})") != std::string::npos);
+    // incomplete is a varint on the wire, whatever its struct tag says.
+    CHECK(decode_error(envelope("authorization.k8s.io/v1", "SelfSubjectRulesReview", ld(3, ld(3, ""))), az,
+                       "SelfSubjectRulesReview") ==
+          "SelfSubjectRulesReview in version \"v1\" cannot be handled as a SelfSubjectRulesReview: "
+          "proto: wrong wireType = 2 for field Incomplete");
+}
+
+TEST_CASE("SubjectAccessReview and LocalSubjectAccessReview: user, groups, uid, selectors; extra is skipped") {
+    const std::string az = "authorization.k8s.io";
+    std::string field_req = ld(1, "spec.nodeName") + ld(2, "In") + ld(3, "n1") + ld(3, "n2");
+    std::string label_req = ld(1, "app") + ld(2, "NotIn") + ld(3, "web");
+    std::string attrs = ld(1, "ns") + ld(2, "list") + ld(3, "apps") + ld(4, "v1") + ld(5, "deployments") +
+                        ld(6, "scale") + ld(7, "web") + ld(8, ld(1, "") + ld(2, field_req)) +
+                        ld(9, ld(1, "tier=db") + ld(2, label_req));
+    // extra(5): map entry {key "scopes", value ExtraValue{items(1) "a", "b"}}.
+    std::string extra = ld(5, ld(1, "scopes") + ld(2, ld(1, "a") + ld(1, "b")));
+    std::string spec = ld(1, attrs) + ld(3, "jane") + ld(4, "dev") + ld(4, "system:authenticated") + extra + ld(6, "u-1");
+    std::string status = vi(1, 1) + ld(2, "RBAC: allowed by RoleBinding") + ld(3, "") + vi(4, 0);
+    std::vector<std::string> skipped;
+    const std::string body_json =
+        R"("metadata":{"creationTimestamp":null},"spec":{"resourceAttributes":{"namespace":"ns","verb":"list",)"
+        R"("group":"apps","version":"v1","resource":"deployments","subresource":"scale","name":"web",)"
+        R"("fieldSelector":{"requirements":[{"key":"spec.nodeName","operator":"In","values":["n1","n2"]}]},)"
+        R"("labelSelector":{"rawSelector":"tier=db","requirements":[{"key":"app","operator":"NotIn",)"
+        R"("values":["web"]}]}},"user":"jane","groups":["dev","system:authenticated"],"uid":"u-1"},)"
+        R"("status":{"allowed":true,"reason":"RBAC: allowed by RoleBinding"}})";
+    CHECK(decode_ok(envelope("authorization.k8s.io/v1", "SubjectAccessReview",
+                             ld(1, gogo_meta("")) + ld(2, spec) + ld(3, status)),
+                    az, "SubjectAccessReview", &skipped) ==
+          R"({"kind":"SubjectAccessReview","apiVersion":"authorization.k8s.io/v1",)" + body_json);
+    REQUIRE(skipped.size() == 1);
+    CHECK(skipped[0] == "spec: SubjectAccessReviewSpec field 5");
+    CHECK(decode_ok(envelope("authorization.k8s.io/v1", "LocalSubjectAccessReview",
+                             ld(1, gogo_meta("")) + ld(2, spec) + ld(3, status)),
+                    az, "LocalSubjectAccessReview", &skipped) ==
+          R"({"kind":"LocalSubjectAccessReview","apiVersion":"authorization.k8s.io/v1",)" + body_json);
+    REQUIRE(skipped.size() == 1);
+    // A user without groups, denied.
+    CHECK(decode_ok(envelope("authorization.k8s.io/v1", "SubjectAccessReview",
+                             ld(2, ld(2, ld(1, "/metrics") + ld(2, "get")) + ld(3, "bob") + ld(6, "")) +
+                                 ld(3, vi(1, 0) + ld(2, "") + ld(3, "") + vi(4, 1))),
+                    az, "SubjectAccessReview") ==
+          R"({"kind":"SubjectAccessReview","apiVersion":"authorization.k8s.io/v1","metadata":)"
+          R"({"creationTimestamp":null},"spec":{"nonResourceAttributes":{"path":"/metrics","verb":"get"},)"
+          R"("user":"bob"},"status":{"allowed":false,"denied":true}})");
+}
+
+TEST_CASE("authentication.k8s.io/v1 SelfSubjectReview (kubectl auth whoami) and TokenReview") {
+    const std::string an = "authentication.k8s.io";
+    std::vector<std::string> skipped;
+    // kubectl auth whoami creates &SelfSubjectReview{}: gogo writes metadata and status{userInfo{"", ""}}.
+    CHECK(decode_ok(envelope("authentication.k8s.io/v1", "SelfSubjectReview",
+                             ld(1, gogo_meta("")) + ld(2, ld(1, ld(1, "") + ld(2, "")))),
+                    an, "SelfSubjectReview", &skipped) ==
+          R"({"kind":"SelfSubjectReview","apiVersion":"authentication.k8s.io/v1","metadata":)"
+          R"({"creationTimestamp":null},"status":{"userInfo":{}}})");
+    CHECK(skipped.empty());
+    CHECK(decode_ok(envelope("authentication.k8s.io/v1", "SelfSubjectReview", ""), an, "SelfSubjectReview") ==
+          R"({"kind":"SelfSubjectReview","apiVersion":"authentication.k8s.io/v1","metadata":)"
+          R"({"creationTimestamp":null},"status":{"userInfo":{}}})");
+    // The answer's userInfo; extra (4) is skipped.
+    std::string user = ld(1, "kubernetes-admin") + ld(2, "") + ld(3, "kubeadm:cluster-admins") +
+                       ld(3, "system:authenticated") + ld(4, ld(1, "k") + ld(2, ld(1, "v")));
+    CHECK(decode_ok(envelope("authentication.k8s.io/v1", "SelfSubjectReview", ld(2, ld(1, user))), an,
+                    "SelfSubjectReview", &skipped) ==
+          R"({"kind":"SelfSubjectReview","apiVersion":"authentication.k8s.io/v1","metadata":)"
+          R"({"creationTimestamp":null},"status":{"userInfo":{"username":"kubernetes-admin",)"
+          R"("groups":["kubeadm:cluster-admins","system:authenticated"]}}})");
+    REQUIRE(skipped.size() == 1);
+    CHECK(skipped[0] == "status.userInfo: UserInfo field 4");
+
+    // TokenReview{Spec{Token, Audiences}}: gogo writes the empty status: authenticated(1) false,
+    // user(2) {"", ""}, error(3) "".
+    std::string tr_status = vi(1, 0) + ld(2, ld(1, "") + ld(2, "")) + ld(3, "");
+    CHECK(decode_ok(envelope("authentication.k8s.io/v1", "TokenReview",
+                             ld(1, gogo_meta("")) + ld(2, ld(1, "abc.def") + ld(2, "https://kubernetes.default.svc")) +
+                                 ld(3, tr_status)),
+                    an, "TokenReview", &skipped) ==
+          R"({"kind":"TokenReview","apiVersion":"authentication.k8s.io/v1","metadata":{"creationTimestamp":null},)"
+          R"("spec":{"token":"abc.def","audiences":["https://kubernetes.default.svc"]},"status":{"user":{}}})");
+    CHECK(skipped.empty());
+    std::string tr_answer = vi(1, 1) + ld(2, ld(1, "system:serviceaccount:ns:sa") + ld(2, "u-9") + ld(3, "g")) +
+                            ld(3, "") + ld(4, "api");
+    CHECK(decode_ok(envelope("authentication.k8s.io/v1", "TokenReview", ld(2, ld(1, "t")) + ld(3, tr_answer)), an,
+                    "TokenReview") ==
+          R"({"kind":"TokenReview","apiVersion":"authentication.k8s.io/v1","metadata":{"creationTimestamp":null},)"
+          R"("spec":{"token":"t"},"status":{"authenticated":true,"user":{"username":"system:serviceaccount:ns:sa",)"
+          R"("uid":"u-9","groups":["g"]},"audiences":["api"]}})");
+}
+
+TEST_CASE("the review kinds kubectl auth sends are decodable, in their own groups") {
+    const std::pair<const char*, const char*> kinds[] = {
+        {"authorization.k8s.io", "SelfSubjectAccessReview"}, {"authorization.k8s.io", "SubjectAccessReview"},
+        {"authorization.k8s.io", "LocalSubjectAccessReview"}, {"authorization.k8s.io", "SelfSubjectRulesReview"},
+        {"authentication.k8s.io", "SelfSubjectReview"}, {"authentication.k8s.io", "TokenReview"}};
+    for (const auto& [group, kind] : kinds) {
+        CAPTURE(kind);
+        CHECK(protobuf_decodable(group, kind));
+    }
+    CHECK_FALSE(protobuf_decodable("authentication.k8s.io", "SubjectAccessReview"));
+    CHECK_FALSE(protobuf_decodable("rbac.authorization.k8s.io", "SelfSubjectAccessReview"));
+}
