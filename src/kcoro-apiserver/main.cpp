@@ -5,6 +5,7 @@
 //   --cert FILE --key FILE    serving certificate (else generated from a fresh CA)
 //   --write-kubeconfig PATH   kubeconfig for user "admin" (group system:masters)
 //   --policy FILE             authorization policy (JSON/YAML)
+//   --authorization-mode=RBAC  authorize by the stored RBAC objects (default AlwaysAllow)
 //   --tokens FILE             static tokens CSV (token,user,uid,"groups")
 //   --simulate-workloads / --no-simulate-workloads   (on by default)
 //   --simulate-delay MS       default 1000
@@ -186,6 +187,10 @@ int main(int argc, char** argv) {
                 key_file = value(i);
             } else if (a == "--write-kubeconfig") {
                 kubeconfig_path = value(i);
+            } else if (a == "--authorization-mode=RBAC" || a == "--authorization-mode=Node,RBAC") {
+                opts.rbac = true;
+            } else if (a == "--authorization-mode=AlwaysAllow") {
+                opts.rbac = false;
             } else if (a == "--policy") {
                 auto p = apiserver::http::policy::parse(read_file(value(i)));
                 if (!p) fatal(p.error().message());
@@ -222,7 +227,7 @@ int main(int argc, char** argv) {
                 set_feature_gates(opts, a == "--feature-gates" ? value(i) : a.substr(a.find('=') + 1));
             } else if (a == "--help" || a == "-h") {
                 std::cout << "usage: kcoro-apiserver [--listen HOST:PORT] [--tls|--plain] [--cert F --key F]\n"
-                             "  [--write-kubeconfig PATH] [--policy F] [--tokens F] [--[no-]simulate-workloads]\n"
+                             "  [--write-kubeconfig PATH] [--policy F] [--authorization-mode=RBAC|AlwaysAllow] [--tokens F] [--[no-]simulate-workloads]\n"
                              "  [--[no-]root-ca-publisher] [--[no-]service-account-controller] [--simulate-delay MS] [--history N] [--watch-cache=false]\n"
                              "  [--bookmark-interval MS] [--load F]... [--seed N]\n"
                              "  [--feature-gates=ShardedListAndWatch=true|false]\n"

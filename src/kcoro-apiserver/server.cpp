@@ -1,4 +1,5 @@
 #include "server.hpp"
+#include "http/rbac.hpp"
 
 #include <kcoro/core/base64.hpp>
 #include <kcoro/io/tls.hpp>
@@ -22,6 +23,12 @@ server::server(asio::any_io_executor ex, io::clock& clk, server_options options)
     }
     access_.set_tokens(tokens_);
     access_.set_policy(options_.policy);
+    if (options_.rbac) {
+        // --authorization-mode=RBAC: the bootstrap policy, then the stored
+        // roles and bindings decide (http/rbac.hpp).
+        http::bootstrap_rbac(store_, clk.wall_now());
+        access_.set_rbac([this](const http::authz_attributes& a) { return http::rbac_authorize(store_, a); });
+    }
     handler_ = std::make_unique<http::api_handler>(store_, clk_, access_, faults_, hub_, options_.handler, options_.log);
     store_.set_commit_hook([this](revision_t rev) {
         handler_->on_commit(rev);

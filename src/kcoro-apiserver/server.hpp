@@ -73,6 +73,14 @@ struct server_options {
     /// needs for a pod that names no account. Off here; the binary and
     /// kcoro::testing turn it on.
     bool service_account_controller = false;
+    /// --authorization-mode=RBAC: requests are authorized by the stored
+    /// Roles, ClusterRoles and bindings (plus the bootstrap ones the server
+    /// creates: cluster-admin for system:masters, system:discovery,
+    /// system:basic-user, system:public-info-viewer), as on a real cluster.
+    /// Off (the default here, in the binary and in kcoro::testing): every
+    /// authenticated user may do everything (AlwaysAllow), anonymous only
+    /// the public-info paths. A `policy` file, when given, decides instead.
+    bool rbac = false;
     std::chrono::milliseconds gc_interval{100};
     std::chrono::milliseconds simulate_interval{100};
     http::log_sink log;

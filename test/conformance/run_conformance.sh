@@ -12,7 +12,9 @@ shift 2
 # runs every 100 ms in the binary.
 # ShardedListAndWatch on, so the sharded-list-and-watch scenario runs (it
 # skips itself on a server that does not echo shardInfo).
-start_apiserver "$SERVER_BIN" --bookmark-interval 300 --no-simulate-workloads --feature-gates=ShardedListAndWatch=true
+# RBAC as on a real cluster (the access-reviews scenario; the admin is in system:masters).
+start_apiserver "$SERVER_BIN" --bookmark-interval 300 --no-simulate-workloads --feature-gates=ShardedListAndWatch=true \
+    --authorization-mode=RBAC
 
 "$CONFORMANCE_BIN" --kubeconfig "$KCFG" --bookmark-wait 5 --gc-wait 10 "$@"
 rc=$?

@@ -93,6 +93,12 @@ struct test_server_options {
     /// as it (the ServiceAccount admission plugin refuses a pod whose account
     /// is missing). False for a test that needs empty namespaces.
     bool service_account_controller = true;
+    /// kube-apiserver's --authorization-mode=RBAC: the stored Roles,
+    /// ClusterRoles and bindings (and the bootstrap ones) decide, so a test
+    /// can prove that the RBAC its operator ships is enough (apply the
+    /// manifests, then act through `client_for(user, groups)`). Off: every
+    /// authenticated user may do everything.
+    bool rbac = false;
     /// kube-apiserver's alpha feature gate ShardedListAndWatch (KEP-5866):
     /// list and watch honour `shardSelector` and lists echo
     /// metadata.shardInfo (kcoro-apiserver --feature-gates=ShardedListAndWatch=true).

@@ -1,4 +1,5 @@
 #include "http/api_handler.hpp"
+#include "http/reviews.hpp"
 
 #include "http/bookmark.hpp"
 #include "http/discovery.hpp"
@@ -652,7 +653,11 @@ asio::awaitable<http_reply> api_handler::handle_resource(http_request& req, rout
     } else if (r.verb == "create") {
         auto b = parse_request_body(req.body, ct, *def, def->kind, warnings);
         result<void> k = b ? check_body_kind(ep, *b, store_.registry()) : result<void>(b.error());
-        auto o = k ? store_.create(ctx, r.gvr(), r.ns, std::move(*b)) : result<json::object>(k.error());
+        // The review APIs answer without storing anything (http/reviews.hpp).
+        auto o = !k                   ? result<json::object>(k.error())
+                 : is_review(r.gvr()) ? answer_review(access_, store_, r.gvr(), r.ns, user, std::move(*b), ctx.now,
+                                                        ctx.field_manager)
+                                      : store_.create(ctx, r.gvr(), r.ns, std::move(*b));
         out = o ? respond(201, *o, false) : status_response(o.error());
     } else if (r.verb == "update") {
         auto b = parse_request_body(req.body, ct, *def, def->kind, warnings);

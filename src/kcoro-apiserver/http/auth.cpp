@@ -232,33 +232,54 @@ result<user_info> access_control::authenticate(std::string_view authorization,
     return user_info{std::string(anonymous_user), {std::string(unauthenticated_group)}};
 }
 
+authz_decision access_control::decide(const authz_attributes& a) const {
+    // system:public-info-viewer (rbac/bootstrappolicy/policy.go), bound to
+    // system:authenticated and system:unauthenticated: GET on these paths.
+    constexpr std::string_view public_info[] = {"/healthz", "/livez", "/readyz", "/version", "/version/"};
+    if (!enabled()) return {true, ""};
+    const bool anonymous = a.user.name == anonymous_user;
+    if (policy_) {
+        if (!a.resource_request) {
+            const bool open = !anonymous || (a.verb == "get" && std::find(std::begin(public_info), std::end(public_info),
+                                                                          a.path) != std::end(public_info));
+            return {open, ""};
+        }
+        std::string res = a.resource + (a.subresource.empty() ? "" : "/" + a.subresource);
+        return {policy_->allows(a.user, a.verb, res, a.ns), ""};
+    }
+    // authorizerfactory.NewPrivilegedGroups(system:masters), first in the chain.
+    if (std::find(a.user.groups.begin(), a.user.groups.end(), "system:masters") != a.user.groups.end()) return {true, ""};
+    if (rbac_) return rbac_(a);
+    // AlwaysAllow for the authenticated; RBAC's bootstrap policy for anonymous.
+    if (!anonymous) return {true, ""};
+    if (!a.resource_request && a.verb == "get" &&
+        std::find(std::begin(public_info), std::end(public_info), a.path) != std::end(public_info)) {
+        return {true, ""};
+    }
+    return {false, ""};
+}
+
 result<void> access_control::authorize(const user_info& user, const access_request& req) const {
-    if (!enabled()) {
-        return {};
-    }
-    if (!policy_) {
-        // RBAC grants system:unauthenticated no resource at all.
-        if (user.name == anonymous_user) return forbidden(user, req);
-        return {};
-    }
-    std::string res = req.gvr.resource + (req.subresource.empty() ? "" : "/" + req.subresource);
-    if (policy_->allows(user, req.verb, res, req.ns)) {
-        return {};
-    }
+    authz_attributes a;
+    a.user = user;
+    a.verb = req.verb;
+    a.group = req.gvr.group;
+    a.resource = req.gvr.resource;
+    a.subresource = req.subresource;
+    a.ns = req.ns;
+    a.name = req.name;
+    if (decide(a).allowed) return {};
     return forbidden(user, req);
 }
 
 result<void> access_control::authorize_path(const user_info& user, std::string_view verb,
                                             std::string_view path) const {
-    // system:public-info-viewer (rbac/bootstrappolicy/policy.go), bound to
-    // system:authenticated and system:unauthenticated: GET on these paths.
-    constexpr std::string_view public_info[] = {"/healthz", "/livez", "/readyz", "/version", "/version/"};
-    if (!enabled() || user.name != anonymous_user) {
-        return {};
-    }
-    if (verb == "get" && std::find(std::begin(public_info), std::end(public_info), path) != std::end(public_info)) {
-        return {};
-    }
+    authz_attributes a;
+    a.user = user;
+    a.verb = std::string(verb);
+    a.resource_request = false;
+    a.path = std::string(path);
+    if (decide(a).allowed) return {};
     return forbidden_path(user, verb, path);
 }
 

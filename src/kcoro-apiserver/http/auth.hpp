@@ -27,6 +27,7 @@
 #include <kcoro/core/error.hpp>
 #include <kcoro/core/resource.hpp>
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -84,6 +85,22 @@ struct access_request {
     std::string name;
 };
 
+/// What an authorizer is asked (authorizer.Attributes).
+struct authz_attributes {
+    user_info user;
+    std::string verb;
+    bool resource_request = true;
+    std::string group, resource, subresource, ns, name;  // resource requests
+    std::string path;                                     // the others
+};
+
+/// An authorizer's answer; `reason` as an access review reports it
+/// ("RBAC: allowed by ...", "" for the privileged group and AlwaysAllow).
+struct authz_decision {
+    bool allowed = false;
+    std::string reason;
+};
+
 /// kube-apiserver's anonymous user and its group (user.Anonymous, user.AllUnauthenticated).
 inline constexpr std::string_view anonymous_user = "system:anonymous";
 inline constexpr std::string_view unauthenticated_group = "system:unauthenticated";
@@ -106,6 +123,15 @@ public:
     /// Client certificates count as credentials (the server verifies them).
     void enable_client_certs(bool on) { client_certs_ = on; }
     void set_policy(std::optional<policy> p) { policy_ = std::move(p); }
+    /// --authorization-mode=RBAC: requests the policy file does not decide
+    /// are asked of `rbac` (http/rbac.hpp over the store), after the
+    /// system:masters group, which may do anything (the privileged-groups
+    /// authorizer). Empty: every authenticated user may do everything.
+    void set_rbac(std::function<authz_decision(const authz_attributes&)> rbac) { rbac_ = std::move(rbac); }
+    bool rbac_enabled() const noexcept { return static_cast<bool>(rbac_); }
+    /// The authorizer chain's decision (what authorize() enforces and the
+    /// access reviews report).
+    authz_decision decide(const authz_attributes& a) const;
     const std::optional<policy>& current_policy() const noexcept { return policy_; }
     bool enabled() const noexcept { return !tokens_.empty() || client_certs_; }
 
@@ -129,6 +155,7 @@ private:
     token_table tokens_;
     bool client_certs_ = false;
     std::optional<policy> policy_;
+    std::function<authz_decision(const authz_attributes&)> rbac_;
 };
 
 } // namespace kcoro::apiserver::http

@@ -148,7 +148,7 @@ std::optional<json::object> resource_list_document(const resource_registry& reg,
         if (!d->categories.empty()) {
             r["categories"] = strings(d->categories);
         }
-        r["storageVersionHash"] = storage_hash_for(reg, *d);
+        if (d->stored) r["storageVersionHash"] = storage_hash_for(reg, *d);
         resources.push_back(std::move(r));
         if (d->gvr.group == "apps" && d->gvr.resource == "deployments") {
             auto e = subresource_entry(*d, "scale", json::array{"get", "patch", "update"});

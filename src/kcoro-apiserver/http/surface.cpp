@@ -34,6 +34,11 @@ surface_answer builtin_routes(std::string_view method, const route& r, const res
     if (!r.subresource.empty() && (!served_subresource(d, r.subresource) || r.watch_path)) {
         return surface_answer::not_found_json;
     }
+    if (!d.stored) {
+        // The review APIs (Creater only): one POST route on the collection.
+        if (!r.name.empty() || r.watch_path || (d.namespaced && r.ns.empty())) return surface_answer::not_found_json;
+        return method == "POST" ? surface_answer::serve : surface_answer::method_not_allowed;
+    }
     std::vector<std::string_view> allowed;
     if (r.watch_path) {
         allowed = {"GET"};

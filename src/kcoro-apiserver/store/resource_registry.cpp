@@ -79,6 +79,18 @@ void add_workload_kinds(resource_registry& r) {
         r.add(std::move(d));
     }
     r.add(kind("policy", "poddisruptionbudgets", "PodDisruptionBudget", true, {"pdb"}, true));
+    // The review APIs: create only, answered by http/reviews.cpp.
+    for (auto [group, res, k, ns] :
+         {std::tuple{"authorization.k8s.io", "selfsubjectaccessreviews", "SelfSubjectAccessReview", false},
+          std::tuple{"authorization.k8s.io", "subjectaccessreviews", "SubjectAccessReview", false},
+          std::tuple{"authorization.k8s.io", "localsubjectaccessreviews", "LocalSubjectAccessReview", true},
+          std::tuple{"authorization.k8s.io", "selfsubjectrulesreviews", "SelfSubjectRulesReview", false},
+          std::tuple{"authentication.k8s.io", "selfsubjectreviews", "SelfSubjectReview", false}}) {
+        auto d = kind(group, res, k, ns, {}, false);
+        d.verbs = {"create"};
+        d.stored = false;
+        r.add(std::move(d));
+    }
 }
 
 } // namespace

@@ -57,6 +57,9 @@ struct resource_def {
     /// siblings; the store keys objects by (group, resource), not by version.
     bool served = true;
     bool storage = true;
+    /// False for the review APIs, which are answered, never stored
+    /// (discovery gives them no storageVersionHash).
+    bool stored = true;
 
     std::string api_version() const { return gvr.api_version(); }
 };

@@ -177,6 +177,7 @@ result<std::unique_ptr<test_server>> test_server::start(asio::io_context& ioc, t
     so.store.simulate_delay = s.opts.simulate_delay;
     so.root_ca_publisher = s.opts.root_ca_publisher;
     so.service_account_controller = s.opts.service_account_controller;
+    so.rbac = s.opts.rbac;
     so.store.sharded_list_and_watch = s.opts.sharded_list_and_watch;
     so.log = [st = &s](const json::object& line) {
         if (auto r = request_record::from_log_line(line)) {

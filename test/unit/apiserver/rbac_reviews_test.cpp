@@ -1,0 +1,219 @@
+// --authorization-mode=RBAC over the stored roles and bindings (http/rbac.cpp)
+// and the review APIs (http/reviews.cpp), through the handler.
+#include "http/api_handler.hpp"
+#include "http/rbac.hpp"
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
+
+#include <doctest/doctest.h>
+
+namespace asio = boost::asio;
+namespace json = boost::json;
+using namespace kcoro;
+using namespace kcoro::apiserver;
+using namespace kcoro::apiserver::http;
+using namespace std::chrono_literals;
+
+namespace {
+
+struct rbac_fixture {
+    asio::io_context io;
+    io::manual_clock clk;
+    object_store store{store_config{}, clk.wall_now()};
+    access_control access;
+    fault_table faults;
+    watch_hub hub;
+    api_handler handler{store, clk, access, faults, hub, handler_options{10s, 1800s, "127.0.0.1:1"}};
+
+    explicit rbac_fixture(bool rbac = true) {
+        token_table tokens;
+        tokens.add("t-admin", {"admin", {"system:masters"}});
+        tokens.add("t-alice", {"alice", {"devs"}});
+        tokens.add("t-sa", {"system:serviceaccount:default:robot", {"system:serviceaccounts"}});
+        access.set_tokens(tokens);
+        if (rbac) {
+            bootstrap_rbac(store, clk.wall_now());
+            access.set_rbac([this](const authz_attributes& a) { return rbac_authorize(store, a); });
+        }
+    }
+    io::http_response call(std::string method, std::string target, std::string body, std::string token) {
+        io::http_request req;
+        req.method = std::move(method);
+        req.target = std::move(target);
+        req.body = std::move(body);
+        req.headers.emplace_back("Content-Type", "application/json");
+        if (!token.empty()) req.headers.emplace_back("Authorization", "Bearer " + token);
+        std::optional<io::http_reply> out;
+        auto run = [&]() -> asio::awaitable<void> { out = co_await handler(std::move(req)); };
+        asio::co_spawn(io, run(), asio::detached);
+        io.restart();
+        io.poll();
+        REQUIRE(out.has_value());
+        auto* resp = std::get_if<io::http_response>(&*out);
+        REQUIRE(resp != nullptr);
+        return *resp;
+    }
+    json::object post(std::string target, std::string body, std::string token, int want = 201) {
+        auto r = call("POST", std::move(target), std::move(body), std::move(token));
+        CHECK_MESSAGE(r.status == want, r.body);
+        return json::parse(r.body).as_object();
+    }
+    json::object can_i(std::string token, std::string verb, std::string resource, std::string ns = "default",
+                       std::string name = {}, std::string group = {}) {
+        json::object ra{{"verb", verb}, {"resource", resource}, {"namespace", ns}};
+        if (!name.empty()) ra["name"] = name;
+        if (!group.empty()) ra["group"] = group;
+        json::object review{{"apiVersion", "authorization.k8s.io/v1"}, {"kind", "SelfSubjectAccessReview"},
+                            {"spec", json::object{{"resourceAttributes", ra}}}};
+        return post("/apis/authorization.k8s.io/v1/selfsubjectaccessreviews", json::serialize(review), std::move(token));
+    }
+};
+
+bool allowed(const json::object& review) { return review.at("status").as_object().at("allowed").as_bool(); }
+std::string reason(const json::object& review) {
+    const auto* r = review.at("status").as_object().if_contains("reason");
+    return r ? std::string(r->as_string()) : std::string{};
+}
+
+} // namespace
+
+TEST_CASE("rbac: the bootstrap policy; system:masters may do anything, others what a binding grants") {
+    rbac_fixture f;
+    CHECK(f.store.get({"rbac.authorization.k8s.io", "v1", "clusterroles"}, "", "cluster-admin"));
+    auto basic = f.store.get({"rbac.authorization.k8s.io", "v1", "clusterrolebindings"}, "", "system:basic-user");
+    REQUIRE(basic);
+    CHECK(json::serialize(basic->at("subjects")) == R"([{"kind":"Group","apiGroup":"rbac.authorization.k8s.io","name":"system:authenticated"}])");
+
+    CHECK(f.call("GET", "/api/v1/namespaces/default/configmaps", "", "t-admin").status == 200);
+    auto denied = f.call("GET", "/api/v1/namespaces/default/configmaps", "", "t-alice");
+    CHECK(denied.status == 403);
+    CHECK(json::parse(denied.body).at("message") ==
+          "configmaps is forbidden: User \"alice\" cannot list resource \"configmaps\" in API group \"\" in the namespace \"default\"");
+    // Discovery and the review APIs are everyone's (system:discovery, system:basic-user).
+    CHECK(f.call("GET", "/api", "", "t-alice").status == 200);
+    auto review = f.can_i("t-alice", "list", "configmaps");
+    CHECK_FALSE(allowed(review));
+    CHECK(reason(review).empty());
+    CHECK(review.at("metadata") == json::parse(R"({"creationTimestamp":null})"));
+
+    // A Role and a RoleBinding grant alice's group configmaps in default.
+    f.post("/apis/rbac.authorization.k8s.io/v1/namespaces/default/roles",
+           R"({"apiVersion":"rbac.authorization.k8s.io/v1","kind":"Role","metadata":{"name":"cm-reader"},
+               "rules":[{"apiGroups":[""],"resources":["configmaps"],"verbs":["get","list"]},
+                        {"apiGroups":["apps"],"resources":["deployments/status","*/scale"],"verbs":["get"]},
+                        {"apiGroups":[""],"resources":["secrets"],"resourceNames":["one"],"verbs":["get"]}]})",
+           "t-admin");
+    f.post("/apis/rbac.authorization.k8s.io/v1/namespaces/default/rolebindings",
+           R"({"apiVersion":"rbac.authorization.k8s.io/v1","kind":"RoleBinding","metadata":{"name":"devs-read"},
+               "roleRef":{"kind":"Role","name":"cm-reader"},"subjects":[{"kind":"Group","name":"devs"},
+               {"kind":"ServiceAccount","name":"robot"}]})",
+           "t-admin");
+    CHECK(f.call("GET", "/api/v1/namespaces/default/configmaps", "", "t-alice").status == 200);
+    CHECK(f.call("GET", "/api/v1/namespaces/kube-system/configmaps", "", "t-alice").status == 403);
+    CHECK(f.call("DELETE", "/api/v1/namespaces/default/configmaps/x", "", "t-alice").status == 403);
+    review = f.can_i("t-alice", "list", "configmaps");
+    CHECK(allowed(review));
+    CHECK(reason(review) == "RBAC: allowed by RoleBinding \"devs-read/default\" of Role \"cm-reader\" to Group \"devs\"");
+    // A ServiceAccount subject without a namespace is the binding's namespace's.
+    review = f.can_i("t-sa", "get", "configmaps");
+    CHECK(reason(review) ==
+          "RBAC: allowed by RoleBinding \"devs-read/default\" of Role \"cm-reader\" to ServiceAccount \"robot/default\"");
+    // Subresources, "*/sub", resourceNames.
+    auto sub = [&](std::string res, std::string sr) {
+        json::object ra{{"verb", "get"}, {"group", "apps"}, {"resource", res}, {"subresource", sr}, {"namespace", "default"}};
+        json::object r{{"apiVersion", "authorization.k8s.io/v1"}, {"kind", "SelfSubjectAccessReview"},
+                       {"spec", json::object{{"resourceAttributes", ra}}}};
+        return allowed(f.post("/apis/authorization.k8s.io/v1/selfsubjectaccessreviews", json::serialize(r), "t-alice"));
+    };
+    CHECK(sub("deployments", "status"));
+    CHECK(sub("statefulsets", "scale"));
+    CHECK_FALSE(sub("deployments", ""));
+    CHECK(allowed(f.can_i("t-alice", "get", "secrets", "default", "one")));
+    CHECK_FALSE(allowed(f.can_i("t-alice", "get", "secrets", "default", "two")));
+    CHECK_FALSE(allowed(f.can_i("t-alice", "list", "secrets")));  // a list names no resource
+
+    // system:masters: the privileged group, before RBAC (no reason).
+    review = f.can_i("t-admin", "delete", "nodes", "");
+    CHECK(allowed(review));
+    CHECK(reason(review).empty());
+}
+
+TEST_CASE("reviews: SubjectAccessReview, LocalSubjectAccessReview, SelfSubjectRulesReview, SelfSubjectReview") {
+    rbac_fixture f;
+    f.post("/apis/rbac.authorization.k8s.io/v1/clusterroles",
+           R"({"apiVersion":"rbac.authorization.k8s.io/v1","kind":"ClusterRole","metadata":{"name":"pod-viewer"},
+               "rules":[{"apiGroups":[""],"resources":["pods"],"verbs":["get","list","watch"]},
+                        {"nonResourceURLs":["/metrics"],"verbs":["get"]}]})",
+           "t-admin");
+    f.post("/apis/rbac.authorization.k8s.io/v1/clusterrolebindings",
+           R"({"apiVersion":"rbac.authorization.k8s.io/v1","kind":"ClusterRoleBinding","metadata":{"name":"bob-pods"},
+               "roleRef":{"kind":"ClusterRole","name":"pod-viewer"},"subjects":[{"kind":"User","name":"bob"}]})",
+           "t-admin");
+    auto sar = f.post("/apis/authorization.k8s.io/v1/subjectaccessreviews",
+                      R"({"apiVersion":"authorization.k8s.io/v1","kind":"SubjectAccessReview",
+                          "spec":{"user":"bob","resourceAttributes":{"verb":"watch","resource":"pods","namespace":"x"}}})",
+                      "t-admin");
+    CHECK(allowed(sar));
+    CHECK(reason(sar) == "RBAC: allowed by ClusterRoleBinding \"bob-pods\" of ClusterRole \"pod-viewer\" to User \"bob\"");
+    CHECK(sar.at("spec").as_object().at("user") == "bob");  // the spec is echoed
+    auto path = f.post("/apis/authorization.k8s.io/v1/subjectaccessreviews",
+                       R"({"apiVersion":"authorization.k8s.io/v1","kind":"SubjectAccessReview",
+                           "spec":{"user":"bob","nonResourceAttributes":{"verb":"get","path":"/metrics"}}})",
+                       "t-admin");
+    CHECK(allowed(path));
+    auto bad = f.call("POST", "/apis/authorization.k8s.io/v1/subjectaccessreviews",
+                      R"({"apiVersion":"authorization.k8s.io/v1","kind":"SubjectAccessReview","spec":{}})", "t-admin");
+    CHECK(bad.status == 422);
+    CHECK(json::parse(bad.body).at("message") ==
+          "SubjectAccessReview.authorization.k8s.io \"\" is invalid: [spec.resourceAttributes: Invalid value: null: exactly one "
+          "of nonResourceAttributes or resourceAttributes must be specified, spec.user: Invalid value: \"\": at least one of "
+          "user or group must be specified]");
+    auto local = f.post("/apis/authorization.k8s.io/v1/namespaces/x/localsubjectaccessreviews",
+                        R"({"apiVersion":"authorization.k8s.io/v1","kind":"LocalSubjectAccessReview",
+                            "spec":{"user":"bob","resourceAttributes":{"verb":"get","resource":"pods","namespace":"x"}}})",
+                        "t-admin");
+    CHECK(allowed(local));
+    auto mismatch = f.call("POST", "/apis/authorization.k8s.io/v1/namespaces/x/localsubjectaccessreviews",
+                           R"({"apiVersion":"authorization.k8s.io/v1","kind":"LocalSubjectAccessReview",
+                               "spec":{"user":"bob","resourceAttributes":{"verb":"get","resource":"pods","namespace":"y"}}})",
+                           "t-admin");
+    CHECK(mismatch.status == 422);
+    CHECK(mismatch.body.find("must match metadata.namespace") != std::string::npos);
+
+    // SelfSubjectRulesReview: the rules of every binding that applies.
+    auto rules = f.post("/apis/authorization.k8s.io/v1/selfsubjectrulesreviews",
+                        R"({"apiVersion":"authorization.k8s.io/v1","kind":"SelfSubjectRulesReview","spec":{"namespace":"default"}})",
+                        "t-alice");
+    const auto& st = rules.at("status").as_object();
+    CHECK(st.at("incomplete") == false);
+    const auto text = json::serialize(st.at("resourceRules"));
+    CHECK(text.find("selfsubjectrulesreviews") != std::string::npos);  // system:basic-user
+    CHECK(json::serialize(st.at("nonResourceRules")).find("/healthz") != std::string::npos);
+    auto no_ns = f.call("POST", "/apis/authorization.k8s.io/v1/selfsubjectrulesreviews",
+                        R"({"apiVersion":"authorization.k8s.io/v1","kind":"SelfSubjectRulesReview","spec":{}})", "t-alice");
+    CHECK(no_ns.status == 400);
+    CHECK(json::parse(no_ns.body).at("message") == "no namespace on request");
+
+    // kubectl auth whoami.
+    auto who = f.post("/apis/authentication.k8s.io/v1/selfsubjectreviews",
+                      R"({"apiVersion":"authentication.k8s.io/v1","kind":"SelfSubjectReview"})", "t-alice");
+    CHECK(json::serialize(who.at("status")) ==
+          R"({"userInfo":{"username":"alice","groups":["devs","system:authenticated"]}})");
+
+    // Reviews are answered, never stored: no list, no get.
+    CHECK(f.call("GET", "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews", "", "t-admin").status == 405);
+}
+
+TEST_CASE("reviews without RBAC: AlwaysAllow answers yes, its rules are *") {
+    rbac_fixture f(false);
+    CHECK(allowed(f.can_i("t-alice", "delete", "secrets")));
+    auto rules = f.post("/apis/authorization.k8s.io/v1/selfsubjectrulesreviews",
+                        R"({"apiVersion":"authorization.k8s.io/v1","kind":"SelfSubjectRulesReview","spec":{"namespace":"a"}})",
+                        "t-alice");
+    CHECK(json::serialize(rules.at("status")) ==
+          R"({"resourceRules":[{"verbs":["*"],"apiGroups":["*"],"resources":["*"]}],"nonResourceRules":[{"verbs":["*"],"nonResourceURLs":["*"]}],"incomplete":false})");
+}
