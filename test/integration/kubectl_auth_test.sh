@@ -40,6 +40,21 @@ out=$(k auth can-i --list --as alice); expect "can-i --list shows the role's rul
 expect "can-i --list shows the basic-user rules" "^selfsubjectaccessreviews.authorization.k8s.io " "$out"
 out=$(k get clusterrolebindings cluster-admin -o jsonpath='{.subjects[0].name}'); expect "the bootstrap binding" "^system:masters$" "$out"
 
+# kubectl create token: the account's own credential, which RBAC then judges.
+out=$(k create serviceaccount robot); expect "create serviceaccount" "serviceaccount/robot created" "$out"
+token=$(k create token robot); expect "create token: a JWT" '^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$' "$token"
+server=$(k config view --minify -o jsonpath='{.clusters[0].cluster.server}')
+t() { "$KUBECTL" --server "$server" --insecure-skip-tls-verify --token "$token" --request-timeout=10s "$@" 2>&1; }
+out=$(t auth whoami); expect "the token is the account" "^Username +system:serviceaccount:default:robot$" "$out"
+expect "its groups" '^Groups +\[system:serviceaccounts system:serviceaccounts:default system:authenticated\]$' "$out"
+out=$(t get pods); expect "the account may not list pods yet" 'User "system:serviceaccount:default:robot" cannot list resource "pods"' "$out"
+out=$(k create rolebinding robot-reads --role=pod-reader --serviceaccount=default:robot); expect "bind the account" "created" "$out"
+out=$(t get pods); expect "now it may" "No resources found in default namespace" "$out"
+out=$(k create token nobody); expect "a token for a missing account" 'serviceaccounts "nobody" not found' "$out"
+out=$(k create token robot --duration=1m); expect "too short a token" "may not specify a duration less than 10 minutes" "$out"
+out=$(k delete serviceaccount robot); expect "delete the account" "deleted" "$out"
+out=$(t get pods); expect "its tokens die with it" "Unauthorized" "$out"
+
 if [ "$FAILS" -ne 0 ]; then
     echo "--- server log (tail)"; tail -20 "$WORK/server.log"
     echo "$FAILS check(s) failed"; exit 1

@@ -263,6 +263,10 @@ api_handler::api_handler(object_store& store, io::clock& clk, access_control& ac
     for (const auto* d : store_.registry().all()) {
         if (d->crd_name.empty()) window_.start(object_store::storage_bucket(d->gvr), store_.current_revision());
     }
+    // Service account tokens this handler issues are bearer credentials here.
+    access_.set_bearer_authenticator([this](std::string_view token) {
+        return service_account_user(tokens_, store_, token, clk_.wall_now());
+    });
 }
 
 void api_handler::on_commit(revision_t rev) {
@@ -651,10 +655,14 @@ asio::awaitable<http_reply> api_handler::handle_resource(http_request& req, rout
         }
         out = !o ? status_response(o.error()) : respond(200, *o, true);
     } else if (r.verb == "create") {
-        auto b = parse_request_body(req.body, ct, *def, def->kind, warnings);
-        result<void> k = b ? check_body_kind(ep, *b, store_.registry()) : result<void>(b.error());
-        // The review APIs answer without storing anything (http/reviews.hpp).
+        // serviceaccounts/<name>/token takes an authentication.k8s.io/v1 TokenRequest.
+        const bool token_request = r.subresource == "token";
+        auto b = parse_request_body(req.body, ct, *def, token_request ? "TokenRequest" : def->kind, warnings);
+        result<void> k = !b ? result<void>(b.error()) : token_request ? result<void>() : check_body_kind(ep, *b, store_.registry());
+        // The review APIs and TokenRequest answer without storing anything.
         auto o = !k                   ? result<json::object>(k.error())
+                 : token_request      ? answer_token_request(tokens_, store_, r.ns, r.name, std::move(*b), ctx.now,
+                                                             ctx.field_manager)
                  : is_review(r.gvr()) ? answer_review(access_, store_, r.gvr(), r.ns, user, std::move(*b), ctx.now,
                                                         ctx.field_manager)
                                       : store_.create(ctx, r.gvr(), r.ns, std::move(*b));

@@ -13,6 +13,7 @@
 #pragma once
 
 #include "http/auth.hpp"
+#include "http/service_account_tokens.hpp"
 #include "http/faults.hpp"
 #include "http/table.hpp"
 #include "http/route.hpp"
@@ -101,6 +102,7 @@ private:
     watch_window window_;
     std::map<std::pair<const boost::json::object*, const char*>, std::pair<object_ptr, std::string>> line_cache_;
     std::deque<std::pair<const boost::json::object*, const char*>> line_order_;
+    token_issuer tokens_;  // serviceaccounts/token; its tokens authenticate here
 };
 
 /// A Status error as an HTTP response (code, JSON body, Retry-After).

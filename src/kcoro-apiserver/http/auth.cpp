@@ -89,6 +89,7 @@ result<token_table> token_table::parse_csv(std::string_view text) {
                          "token file line " + std::to_string(line_no) + ": want token,user[,uid[,\"groups\"]]");
         }
         user_info u{(*f)[1], {}};
+        if (f->size() > 2) u.uid = (*f)[2];
         if (f->size() > 3 && !(*f)[3].empty()) {
             auto g = csv_fields((*f)[3]);
             for (auto& s : g.value_or(std::vector<std::string>{})) {
@@ -215,11 +216,7 @@ result<user_info> access_control::authenticate(std::string_view authorization,
     }
     constexpr std::string_view bearer = "Bearer ";
     if (authorization.size() > bearer.size() && authorization.substr(0, bearer.size()) == bearer) {
-        if (const auto* u = tokens_.find(trim(authorization.substr(bearer.size())))) {
-            auto out = *u;
-            out.groups.push_back("system:authenticated");
-            return out;
-        }
+        if (auto u = authenticate_bearer(trim(authorization.substr(bearer.size())))) return std::move(*u);
         return unauthorized();  // a wrong token is never anonymous
     }
     if (client_certs_ && cert_user) {
@@ -230,6 +227,17 @@ result<user_info> access_control::authenticate(std::string_view authorization,
     // No credentials: the anonymous authenticator (authenticator/config.go
     // appends it last when --anonymous-auth is on, the default).
     return user_info{std::string(anonymous_user), {std::string(unauthenticated_group)}};
+}
+
+std::optional<user_info> access_control::authenticate_bearer(std::string_view token) const {
+    std::optional<user_info> out;
+    if (const auto* u = tokens_.find(token)) {
+        out = *u;
+    } else if (bearer_) {
+        out = bearer_(token);
+    }
+    if (out) out->groups.push_back(std::string(authenticated_group));
+    return out;
 }
 
 authz_decision access_control::decide(const authz_attributes& a) const {

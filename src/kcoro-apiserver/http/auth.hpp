@@ -39,6 +39,9 @@ namespace kcoro::apiserver::http {
 struct user_info {
     std::string name;
     std::vector<std::string> groups;
+    std::string uid;  // service account tokens, the token file's uid column
+    /// user.Info's extra (a service account token: the credential id, "JTI=<jti>").
+    std::map<std::string, std::vector<std::string>> extra;
     friend bool operator==(const user_info&, const user_info&) = default;
 };
 
@@ -129,6 +132,15 @@ public:
     /// authorizer). Empty: every authenticated user may do everything.
     void set_rbac(std::function<authz_decision(const authz_attributes&)> rbac) { rbac_ = std::move(rbac); }
     bool rbac_enabled() const noexcept { return static_cast<bool>(rbac_); }
+    /// Bearer tokens the static table does not know (service account JWTs,
+    /// http/service_account_tokens.hpp): the user, or nullopt.
+    void set_bearer_authenticator(std::function<std::optional<user_info>(std::string_view)> f) {
+        bearer_ = std::move(f);
+    }
+    /// The user a bearer token names (the table, then the authenticator),
+    /// with system:authenticated added; nullopt when none does. TokenReview
+    /// asks it too.
+    std::optional<user_info> authenticate_bearer(std::string_view token) const;
     /// The authorizer chain's decision (what authorize() enforces and the
     /// access reviews report).
     authz_decision decide(const authz_attributes& a) const;
@@ -156,6 +168,7 @@ private:
     bool client_certs_ = false;
     std::optional<policy> policy_;
     std::function<authz_decision(const authz_attributes&)> rbac_;
+    std::function<std::optional<user_info>(std::string_view)> bearer_;
 };
 
 } // namespace kcoro::apiserver::http

@@ -160,6 +160,13 @@ std::optional<json::object> resource_list_document(const resource_registry& reg,
         if (d->has_status) {
             resources.push_back(subresource_entry(*d, "status", json::array{"get", "patch", "update"}));
         }
+        if (d->gvr.group.empty() && d->gvr.resource == "serviceaccounts") {
+            auto e = subresource_entry(*d, "token", json::array{"create"});
+            e["group"] = "authentication.k8s.io";
+            e["version"] = "v1";
+            e["kind"] = "TokenRequest";
+            resources.push_back(std::move(e));
+        }
     }
     std::string gv = group.empty() ? std::string(version) : std::string(group) + "/" + std::string(version);
     return json::object{{"kind", "APIResourceList"},

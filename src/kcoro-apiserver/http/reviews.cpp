@@ -2,6 +2,7 @@
 // pkg/apis/authorization/validation/validation.go (v1.32).
 #include "http/reviews.hpp"
 #include "http/rbac.hpp"
+#include "http/service_account_tokens.hpp"
 #include "server_side_apply.hpp"
 #include "store/status_errors.hpp"
 
@@ -85,6 +86,27 @@ void zero_metadata(json::object& body) {
     md = std::move(ordered);
 }
 
+// authentication/v1 UserInfo: username, uid, groups, extra (omitempty each).
+json::object user_info_json(const user_info& u) {
+    json::object info{{"username", u.name}};
+    if (!u.uid.empty()) info["uid"] = u.uid;
+    if (!u.groups.empty()) {
+        json::array g;
+        for (const auto& x : u.groups) g.push_back(json::string(x));
+        info["groups"] = std::move(g);
+    }
+    if (!u.extra.empty()) {
+        json::object e;
+        for (const auto& [k, vs] : u.extra) {
+            json::array a;
+            for (const auto& v : vs) a.push_back(json::string(v));
+            e[k] = std::move(a);
+        }
+        info["extra"] = std::move(e);
+    }
+    return info;
+}
+
 } // namespace
 
 bool is_review(const group_version_resource& gvr) {
@@ -93,7 +115,7 @@ bool is_review(const group_version_resource& gvr) {
         return gvr.resource == "selfsubjectaccessreviews" || gvr.resource == "subjectaccessreviews" ||
                gvr.resource == "localsubjectaccessreviews" || gvr.resource == "selfsubjectrulesreviews";
     }
-    return gvr.group == authentication && gvr.resource == "selfsubjectreviews";
+    return gvr.group == authentication && (gvr.resource == "selfsubjectreviews" || gvr.resource == "tokenreviews");
 }
 
 result<json::object> answer_review(const access_control& access, const object_store& store,
@@ -104,16 +126,41 @@ result<json::object> answer_review(const access_control& access, const object_st
     const json::object& spec = obj(body, "spec") ? *obj(body, "spec") : empty;
     if (r == "selfsubjectreviews") {
         // selfsubjectreview/rest.go: a fresh object, the user as authenticated.
-        json::object info{{"username", user.name}};
-        if (!user.groups.empty()) {
-            json::array g;
-            for (const auto& x : user.groups) g.push_back(json::string(x));
-            info["groups"] = std::move(g);
-        }
         return json::object{{"kind", "SelfSubjectReview"},
                             {"apiVersion", "authentication.k8s.io/v1"},
                             {"metadata", json::object{{"creationTimestamp", format_rfc3339(now)}}},
-                            {"status", json::object{{"userInfo", std::move(info)}}}};
+                            {"status", json::object{{"userInfo", user_info_json(user)}}}};
+    }
+    if (r == "tokenreviews") {
+        // tokenreview/storage.go: the server's token authenticators judge
+        // spec.token; the review is answered, with the managedFields of the
+        // create, as the access reviews.
+        const auto token = str(spec, "token");
+        json::object status;
+        if (token.empty()) {
+            return errors::invalid(std::string(authentication), "TokenReview", "",
+                                   {errors::field_required("spec.token")});
+        }
+        if (auto u = access.authenticate_bearer(token)) {
+            status["authenticated"] = true;
+            status["user"] = user_info_json(*u);
+            status["audiences"] = json::array{json::string(default_token_issuer)};
+        } else {
+            status["user"] = json::object{};
+            status["error"] = "invalid bearer token";
+        }
+        if (!field_manager.empty()) {
+            update_options o;
+            o.manager = std::string(field_manager);
+            o.now = now;
+            body = update_managed_fields(json::object{}, std::move(body), o);
+        }
+        zero_metadata(body);
+        return json::object{{"kind", "TokenReview"},
+                            {"apiVersion", "authentication.k8s.io/v1"},
+                            {"metadata", body["metadata"]},
+                            {"spec", body.contains("spec") ? body["spec"] : json::value(json::object{})},
+                            {"status", std::move(status)}};
     }
     if (r == "selfsubjectrulesreviews") {
         // selfsubjectrulesreview/rest.go: only the status is answered.

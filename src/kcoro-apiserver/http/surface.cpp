@@ -20,6 +20,7 @@ bool has_verb(const resource_def& d, std::string_view verb) {
 bool served_subresource(const resource_def& d, std::string_view sub) {
     if (sub == "status") return d.has_status;
     if (sub == "scale") return d.gvr.group == "apps" && d.gvr.resource == "deployments";
+    if (sub == "token") return d.gvr.group.empty() && d.gvr.resource == "serviceaccounts";
     return false;
 }
 
@@ -42,6 +43,8 @@ surface_answer builtin_routes(std::string_view method, const route& r, const res
     std::vector<std::string_view> allowed;
     if (r.watch_path) {
         allowed = {"GET"};
+    } else if (r.subresource == "token") {
+        allowed = {"POST"};  // TokenRequest: a Creater only
     } else if (!r.subresource.empty()) {
         allowed = {"GET", "PUT", "PATCH"};
     } else if (r.name.empty()) {

@@ -1446,6 +1446,27 @@ constexpr field_desc NonResourceRule[] = {
     {1, "verbs", "Verbs", k::string, "", rep},
     {2, "nonResourceURLs", "NonResourceURLs", k::string, "", rep|omit},
 };
+// authentication.k8s.io/v1 TokenRequest (serviceaccounts/token: kubectl create token).
+constexpr field_desc TokenRequest[] = {
+    {1, "metadata", "ObjectMeta", k::message, "ObjectMeta", omit},
+    {2, "spec", "Spec", k::message, "TokenRequestSpec", 0},
+    {3, "status", "Status", k::message, "TokenRequestStatus", omit},
+};
+constexpr field_desc TokenRequestSpec[] = {
+    {1, "audiences", "Audiences", k::string, "", rep},
+    {4, "expirationSeconds", "ExpirationSeconds", k::int64, "", ptr},
+    {3, "boundObjectRef", "BoundObjectRef", k::message, "BoundObjectReference", ptr},
+};
+constexpr field_desc BoundObjectReference[] = {
+    {1, "kind", "Kind", k::string, "", omit},
+    {2, "apiVersion", "APIVersion", k::string, "", omit},
+    {3, "name", "Name", k::string, "", omit},
+    {4, "uid", "UID", k::string, "", omit},
+};
+constexpr field_desc TokenRequestStatus[] = {
+    {1, "token", "Token", k::string, "", 0},
+    {2, "expirationTimestamp", "ExpirationTimestamp", k::time, "", 0},
+};
 // authentication.k8s.io/v1 TokenReview and SelfSubjectReview (kubectl auth whoami).
 constexpr field_desc TokenReview[] = {
     {1, "metadata", "ObjectMeta", k::message, "ObjectMeta", omit},
@@ -1563,7 +1584,9 @@ constexpr std::array messages{
     KCORO_MESSAGE(SubjectAccessReviewSpec), KCORO_MESSAGE(SelfSubjectAccessReviewSpec),
     KCORO_MESSAGE(SubjectAccessReviewStatus), KCORO_MESSAGE(SelfSubjectRulesReview),
     KCORO_MESSAGE(SelfSubjectRulesReviewSpec), KCORO_MESSAGE(SubjectRulesReviewStatus),
-    KCORO_MESSAGE(ResourceRule), KCORO_MESSAGE(NonResourceRule), KCORO_MESSAGE(TokenReview),
+    KCORO_MESSAGE(ResourceRule), KCORO_MESSAGE(NonResourceRule), KCORO_MESSAGE(TokenRequest),
+    KCORO_MESSAGE(TokenRequestSpec), KCORO_MESSAGE(BoundObjectReference), KCORO_MESSAGE(TokenRequestStatus),
+    KCORO_MESSAGE(TokenReview),
     KCORO_MESSAGE(TokenReviewSpec), KCORO_MESSAGE(TokenReviewStatus), KCORO_MESSAGE(UserInfo),
     KCORO_MESSAGE(SelfSubjectReview), KCORO_MESSAGE(SelfSubjectReviewStatus),
 };
@@ -1599,6 +1622,7 @@ constexpr std::array kinds{
     kind_entry{"authorization.k8s.io", "LocalSubjectAccessReview", "LocalSubjectAccessReview"},
     kind_entry{"authorization.k8s.io", "SelfSubjectRulesReview", "SelfSubjectRulesReview"},
     kind_entry{"authentication.k8s.io", "TokenReview", "TokenReview"},
+    kind_entry{"authentication.k8s.io", "TokenRequest", "TokenRequest"},
     kind_entry{"authentication.k8s.io", "SelfSubjectReview", "SelfSubjectReview"},
     // Registered in every group version (metav1.AddToGroupVersion).
     kind_entry{"*", "DeleteOptions", "DeleteOptions"},

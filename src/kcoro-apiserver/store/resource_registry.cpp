@@ -85,7 +85,8 @@ void add_workload_kinds(resource_registry& r) {
           std::tuple{"authorization.k8s.io", "subjectaccessreviews", "SubjectAccessReview", false},
           std::tuple{"authorization.k8s.io", "localsubjectaccessreviews", "LocalSubjectAccessReview", true},
           std::tuple{"authorization.k8s.io", "selfsubjectrulesreviews", "SelfSubjectRulesReview", false},
-          std::tuple{"authentication.k8s.io", "selfsubjectreviews", "SelfSubjectReview", false}}) {
+          std::tuple{"authentication.k8s.io", "selfsubjectreviews", "SelfSubjectReview", false},
+          std::tuple{"authentication.k8s.io", "tokenreviews", "TokenReview", false}}) {
         auto d = kind(group, res, k, ns, {}, false);
         d.verbs = {"create"};
         d.stored = false;

@@ -217,3 +217,63 @@ TEST_CASE("reviews without RBAC: AlwaysAllow answers yes, its rules are *") {
     CHECK(json::serialize(rules.at("status")) ==
           R"({"resourceRules":[{"verbs":["*"],"apiGroups":["*"],"resources":["*"]}],"nonResourceRules":[{"verbs":["*"],"nonResourceURLs":["*"]}],"incomplete":false})");
 }
+
+TEST_CASE("service account tokens: TokenRequest, the token as a bearer credential, TokenReview, expiry and deletion") {
+    rbac_fixture f;
+    f.post("/api/v1/namespaces/default/serviceaccounts",
+           R"({"apiVersion":"v1","kind":"ServiceAccount","metadata":{"name":"robot"}})", "t-admin");
+    auto tr = f.post("/api/v1/namespaces/default/serviceaccounts/robot/token",
+                     R"({"apiVersion":"authentication.k8s.io/v1","kind":"TokenRequest","spec":{}})", "t-admin");
+    CHECK(tr.at("kind") == "TokenRequest");
+    CHECK(json::serialize(tr.at("spec")) ==
+          R"({"audiences":["https://kubernetes.default.svc.cluster.local"],"expirationSeconds":3600,"boundObjectRef":null})");
+    const std::string token(tr.at("status").as_object().at("token").as_string());
+    CHECK(std::count(token.begin(), token.end(), '.') == 2);
+    CHECK(tr.at("metadata").as_object().at("name") == "robot");
+
+    // The token authenticates as the account; RBAC then decides.
+    auto who = f.post("/apis/authentication.k8s.io/v1/selfsubjectreviews",
+                      R"({"apiVersion":"authentication.k8s.io/v1","kind":"SelfSubjectReview"})", token);
+    const auto& info = who.at("status").as_object().at("userInfo").as_object();
+    CHECK(info.at("username") == "system:serviceaccount:default:robot");
+    CHECK(json::serialize(info.at("groups")) ==
+          R"(["system:serviceaccounts","system:serviceaccounts:default","system:authenticated"])");
+    CHECK(std::string(info.at("extra").as_object().at("authentication.kubernetes.io/credential-id").as_array()[0].as_string())
+              .starts_with("JTI="));
+    CHECK(f.call("GET", "/api/v1/namespaces/default/pods", "", token).status == 403);
+
+    auto review = f.post("/apis/authentication.k8s.io/v1/tokenreviews",
+                         R"({"apiVersion":"authentication.k8s.io/v1","kind":"TokenReview","spec":{"token":")" + token + R"("}})",
+                         "t-admin");
+    CHECK(review.at("status").as_object().at("authenticated") == true);
+    auto garbage = f.post("/apis/authentication.k8s.io/v1/tokenreviews",
+                          R"({"apiVersion":"authentication.k8s.io/v1","kind":"TokenReview","spec":{"token":"a.b.c"}})",
+                          "t-admin");
+    CHECK(json::serialize(garbage.at("status")) == R"({"user":{},"error":"invalid bearer token"})");
+    // A token altered in its claims fails its signature.
+    std::string forged = token;
+    forged[token.find('.') + 5] = forged[token.find('.') + 5] == 'A' ? 'B' : 'A';
+    CHECK(f.call("GET", "/api", "", forged).status == 401);
+
+    auto short_lived = f.call("POST", "/api/v1/namespaces/default/serviceaccounts/robot/token",
+                              R"({"apiVersion":"authentication.k8s.io/v1","kind":"TokenRequest","spec":{"expirationSeconds":60}})",
+                              "t-admin");
+    CHECK(short_lived.status == 422);
+    CHECK(json::parse(short_lived.body).at("message") ==
+          "TokenRequest.authentication.k8s.io \"\" is invalid: spec.expirationSeconds: Invalid value: 60: may not specify a "
+          "duration less than 10 minutes");
+    CHECK(f.call("POST", "/api/v1/namespaces/default/serviceaccounts/nobody/token",
+                 R"({"apiVersion":"authentication.k8s.io/v1","kind":"TokenRequest","spec":{}})", "t-admin")
+              .status == 404);
+    CHECK(f.call("GET", "/api/v1/namespaces/default/serviceaccounts/robot/token", "", "t-admin").status == 405);
+
+    // Expired (past the minute of leeway): 401. Then a fresh token, and the account deleted: 401.
+    f.clk.advance(std::chrono::seconds(3600 + 61));
+    CHECK(f.call("GET", "/api", "", token).status == 401);
+    auto fresh = f.post("/api/v1/namespaces/default/serviceaccounts/robot/token",
+                        R"({"apiVersion":"authentication.k8s.io/v1","kind":"TokenRequest","spec":{}})", "t-admin");
+    const std::string token2(fresh.at("status").as_object().at("token").as_string());
+    CHECK(f.call("GET", "/api", "", token2).status == 200);
+    CHECK(f.call("DELETE", "/api/v1/namespaces/default/serviceaccounts/robot", "", "t-admin").status == 200);
+    CHECK(f.call("GET", "/api", "", token2).status == 401);
+}
