@@ -366,3 +366,38 @@ TEST_CASE("kube-root-ca.crt in every namespace, as on a real cluster; off on req
     auto bare = test_server::start(ioc, off).value();
     CHECK(bare->list(cms, "").empty());
 }
+
+TEST_CASE("RBAC on request: an operator's ServiceAccount can do what its Role grants and nothing more") {
+    boost::asio::io_context ioc;
+    test_server_options o;
+    o.rbac = true;
+    auto srv = test_server::start(ioc, o).value();
+    CHECK(srv->get(kcoro::resources::serviceaccounts(), {"default", "default"}) != nullptr);  // the controller's
+    // The operator's identity, as its pod's token would name it.
+    auto op = srv->client_for("system:serviceaccount:default:op", {"system:serviceaccounts"}).value();
+    auto denied = create_cm(*srv, *op, "before");
+    REQUIRE_FALSE(denied);
+    CHECK(kcoro::is_forbidden(denied.error()));
+    // The RBAC the operator ships (here: configmaps in default), applied by the admin.
+    REQUIRE(srv->load_yaml(R"(apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata: {name: op, namespace: default}
+rules:
+- apiGroups: [""]
+  resources: [configmaps]
+  verbs: [create, get, list, watch]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata: {name: op, namespace: default}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: op}
+subjects:
+- {kind: ServiceAccount, name: op, namespace: default}
+)"));
+    CHECK(create_cm(*srv, *op, "after"));
+    auto secrets = srv->run(op->list(kcoro::resources::secrets(), "default"));
+    REQUIRE(secrets.has_value());
+    REQUIRE_FALSE(secrets->has_value());
+    CHECK(kcoro::is_forbidden(secrets->error()));
+    CHECK(create_cm(*srv, srv->client(), "admin-can"));  // system:masters
+}
