@@ -2307,6 +2307,67 @@ asio::awaitable<void> token_request(ctx& x) {
     EXPECT(gone, "a deleted account's token no longer authenticates");
 }
 
+// issue 23: aggregated discovery (apidiscovery.k8s.io/v2), which kubectl
+// 1.30+ and client-go ask for first (staging/src/k8s.io/apiserver/pkg/
+// endpoints/discovery/aggregated/handler.go).
+asio::awaitable<void> aggregated_discovery(ctx& x) {
+    const std::string accept = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,"
+                               "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json";
+    auto apis_req = ctx::request(kcoro::http_method::get, "/apis", "", "", accept);
+    auto apis = co_await x.raw(apis_req);
+    EXPECT(apis.status == 200, "GET /apis aggregated");
+    EXPECT(apis.content_type == "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList",
+           "the aggregated content type, got " + apis.content_type);
+    const auto doc = json::parse(apis.body).as_object();
+    EXPECT(str(doc.if_contains("kind")) == "APIGroupDiscoveryList" && str(doc.if_contains("apiVersion")) == "apidiscovery.k8s.io/v2",
+           "an APIGroupDiscoveryList");
+    const json::object* deployments = nullptr;
+    bool core_in_apis = false;
+    for (const auto& item : doc.at("items").as_array()) {
+        const auto& it = item.as_object();
+        const auto name = str(kcoro::find_path(it, {"metadata", "name"}));
+        if (name.empty()) core_in_apis = true;
+        if (name != "apps") continue;
+        EXPECT(kcoro::find_path(it, {"metadata", "creationTimestamp"})->is_null(), "metadata.creationTimestamp null");
+        const auto& v1 = it.at("versions").as_array()[0].as_object();
+        EXPECT(str(v1.if_contains("version")) == "v1" && str(v1.if_contains("freshness")) == "Current", "apps/v1, Current");
+        for (const auto& r : v1.at("resources").as_array()) {
+            if (str(r.as_object().if_contains("resource")) == "deployments") deployments = &r.as_object();
+        }
+    }
+    EXPECT(!core_in_apis, "/apis leaves the core group out");
+    EXPECT(deployments != nullptr, "deployments in apps/v1");
+    EXPECT(json::serialize(deployments->at("responseKind")) == R"({"group":"","version":"","kind":"Deployment"})",
+           "responseKind: the resource's own group version left empty");
+    EXPECT(str(deployments->if_contains("scope")) == "Namespaced" && str(deployments->if_contains("singularResource")) == "deployment",
+           "scope and singularResource");
+    EXPECT(json::serialize(deployments->at("shortNames")) == R"(["deploy"])" &&
+               json::serialize(deployments->at("categories")) == R"(["all"])",
+           "shortNames and categories");
+    EXPECT(json::serialize(deployments->at("subresources")) ==
+               R"([{"subresource":"scale","responseKind":{"group":"autoscaling","version":"v1","kind":"Scale"},"verbs":["get","patch","update"]},)"
+               R"({"subresource":"status","responseKind":{"group":"","version":"","kind":"Deployment"},"verbs":["get","patch","update"]}])",
+           "scale and status subresources");
+    EXPECT(!deployments->contains("storageVersionHash"), "no storageVersionHash in the aggregated form");
+
+    auto api_req = ctx::request(kcoro::http_method::get, "/api", "", "", accept);
+    auto api = co_await x.raw(api_req);
+    const auto core = json::parse(api.body).as_object();
+    const auto& items = core.at("items").as_array();
+    EXPECT(items.size() == 1 && !items[0].as_object().at("metadata").as_object().contains("name"), "/api: the core group, unnamed");
+    const json::object* sas = nullptr;
+    for (const auto& r : items[0].as_object().at("versions").as_array()[0].as_object().at("resources").as_array()) {
+        if (str(r.as_object().if_contains("resource")) == "serviceaccounts") sas = &r.as_object();
+    }
+    EXPECT(sas && json::serialize(sas->at("subresources")) ==
+                      R"([{"subresource":"token","responseKind":{"group":"authentication.k8s.io","version":"v1","kind":"TokenRequest"},"verbs":["create"]}])",
+           "serviceaccounts/token answers a TokenRequest");
+    // Plain JSON first: the legacy document.
+    auto legacy_req = ctx::request(kcoro::http_method::get, "/apis", "", "", "application/json");
+    auto legacy = co_await x.raw(legacy_req);
+    EXPECT(str(json::parse(legacy.body).as_object().if_contains("kind")) == "APIGroupList", "plain JSON: APIGroupList");
+}
+
 std::vector<scenario> all_scenarios() {
     return {
         {"resource-version", false, resource_version},
@@ -2351,6 +2412,7 @@ std::vector<scenario> all_scenarios() {
         {"workload-kinds", false, workload_kinds},
         {"access-reviews", false, access_reviews},
         {"token-request", false, token_request},
+        {"aggregated-discovery", false, aggregated_discovery},
         // issue 24, KEP-5866 (skipped unless the server echoes shardInfo)
         {"sharded-list-and-watch", false, sharded_list_and_watch},
         {"long-request-line", false, long_request_line},

@@ -360,7 +360,17 @@ asio::awaitable<http_reply> api_handler::dispatch(http_request& req) {
         co_return status_response(generic_route_error(
             405, "the server does not allow this method on the requested resource", "MethodNotAllowed"));
     }
-    switch (r.kind) {
+    // Aggregated discovery of /api and /apis when the Accept header asks for it first.
+    const std::string aggregated = r.kind == route_kind::core_groups || r.kind == route_kind::groups
+                                       ? aggregated_discovery_version(req.header("accept"))
+                                       : std::string{};
+    if (!aggregated.empty()) {
+        auto resp = json_response(200, aggregated_discovery_document(store_.registry(),
+                                                                     r.kind == route_kind::core_groups, aggregated));
+        resp.content_type = "application/json;g=apidiscovery.k8s.io;v=" + aggregated + ";as=APIGroupDiscoveryList";
+        resp.headers.emplace_back("Vary", "Accept");
+        reply = std::move(resp);
+    } else switch (r.kind) {
     case route_kind::version: {
         // routes/version.go: WriteRawJSON, always MarshalIndent.
         auto v = json_response(200, version_document());

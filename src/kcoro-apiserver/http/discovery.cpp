@@ -266,4 +266,92 @@ std::string openapi_v2_protobuf() {
     return doc;
 }
 
+std::string aggregated_discovery_version(std::string_view accept) {
+    // handlers/negotiation: the first acceptable media type wins; the
+    // aggregated forms are application/json with g, v and as parameters.
+    std::size_t start = 0;
+    while (start <= accept.size()) {
+        auto end = accept.find(',', start);
+        auto part = accept.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start);
+        const bool aggregated = part.find("g=apidiscovery.k8s.io") != std::string_view::npos &&
+                                part.find("as=APIGroupDiscoveryList") != std::string_view::npos;
+        if (aggregated && part.find("v=v2beta1") != std::string_view::npos) return "v2beta1";
+        if (aggregated && part.find("v=v2") != std::string_view::npos) return "v2";
+        if (part.find("application/json") != std::string_view::npos && !aggregated &&
+            part.find("as=") == std::string_view::npos) {
+            return "";  // plain JSON first
+        }
+        if (end == std::string_view::npos) break;
+        start = end + 1;
+    }
+    return "";
+}
+
+namespace {
+
+// apidiscovery v2 APIResourceDiscovery / APISubresourceDiscovery, as the
+// aggregated handler converts each APIResource (discovery/aggregated/
+// handler.go): responseKind's group and version empty for the resource's own
+// group version.
+json::object response_kind(std::string_view group, std::string_view version, std::string_view kind) {
+    return json::object{{"group", group}, {"version", version}, {"kind", kind}};
+}
+
+json::object resource_entry(const resource_def& d) {
+    json::object r{{"resource", d.gvr.resource},
+                   {"responseKind", response_kind("", "", d.kind)},
+                   {"scope", d.namespaced ? "Namespaced" : "Cluster"},
+                   {"singularResource", d.singular},
+                   {"verbs", strings(d.verbs)}};
+    if (!d.short_names.empty()) r["shortNames"] = strings(d.short_names);
+    if (!d.categories.empty()) r["categories"] = strings(d.categories);
+    json::array subs;  // sorted by name
+    if (d.gvr.group == "apps" && d.gvr.resource == "deployments") {
+        subs.push_back(json::object{{"subresource", "scale"},
+                                    {"responseKind", response_kind("autoscaling", "v1", "Scale")},
+                                    {"verbs", json::array{"get", "patch", "update"}}});
+    }
+    if (d.has_status) {
+        subs.push_back(json::object{{"subresource", "status"},
+                                    {"responseKind", response_kind("", "", d.kind)},
+                                    {"verbs", json::array{"get", "patch", "update"}}});
+    }
+    if (d.gvr.group.empty() && d.gvr.resource == "serviceaccounts") {
+        subs.push_back(json::object{{"subresource", "token"},
+                                    {"responseKind", response_kind("authentication.k8s.io", "v1", "TokenRequest")},
+                                    {"verbs", json::array{"create"}}});
+    }
+    if (!subs.empty()) r["subresources"] = std::move(subs);
+    return r;
+}
+
+} // namespace
+
+json::object aggregated_discovery_document(const resource_registry& reg, bool core, std::string_view version) {
+    json::array items;
+    for (const auto& g : reg.groups()) {
+        if (g.name.empty() != core) continue;
+        json::array versions;
+        for (const auto& v : g.versions) {  // the preferred version first
+            json::array resources;
+            for (const auto* d : reg.resources(g.name, v)) {
+                if (d->served) resources.push_back(resource_entry(*d));
+            }
+            versions.push_back(json::object{{"version", v}, {"resources", std::move(resources)}, {"freshness", "Current"}});
+        }
+        json::object meta;
+        if (!g.name.empty()) meta["name"] = g.name;
+        meta["creationTimestamp"] = nullptr;
+        items.push_back(json::object{{"metadata", std::move(meta)}, {"versions", std::move(versions)}});
+    }
+    if (core && items.empty()) {
+        items.push_back(json::object{{"metadata", json::object{{"creationTimestamp", nullptr}}},
+                                     {"versions", json::array{}}});
+    }
+    return json::object{{"kind", "APIGroupDiscoveryList"},
+                        {"apiVersion", "apidiscovery.k8s.io/" + std::string(version)},
+                        {"metadata", json::object{}},
+                        {"items", std::move(items)}};
+}
+
 } // namespace kcoro::apiserver::http

@@ -1,6 +1,8 @@
-// Discovery documents as kube-apiserver serves them (legacy, unaggregated:
-// clients that ask for the aggregated apidiscovery.k8s.io/v2 form get these
-// and fall back, as client-go does against older servers).
+// Discovery documents as kube-apiserver serves them: the legacy documents
+// below and, for clients that ask for it (kubectl 1.30+, client-go), the
+// aggregated apidiscovery.k8s.io/v2 (or v2beta1) APIGroupDiscoveryList of
+// /api and /apis (staging/src/k8s.io/apiserver/pkg/endpoints/discovery/
+// aggregated; one request instead of one per group version).
 //   /version       version.Info
 //   /api           APIVersions
 //   /api/v1        APIResourceList (with "<resource>/status" entries)
@@ -27,6 +29,13 @@ namespace kcoro::apiserver::http {
 std::string storage_version_hash(std::string_view group, std::string_view version, std::string_view kind);
 
 boost::json::object version_document();
+
+/// The aggregated discovery version an Accept header asks for ("v2",
+/// "v2beta1") ahead of plain JSON, or "" (then the legacy document).
+std::string aggregated_discovery_version(std::string_view accept);
+/// APIGroupDiscoveryList: of the core group (`core`, for /api) or of every
+/// other group (/apis); `version` "v2" or "v2beta1".
+boost::json::object aggregated_discovery_document(const resource_registry& reg, bool core, std::string_view version);
 /// `server_address` is "host:port" as clients reach us.
 boost::json::object core_versions_document(std::string_view server_address);
 boost::json::object group_list_document(const resource_registry& reg);

@@ -1,6 +1,7 @@
 // --authorization-mode=RBAC over the stored roles and bindings (http/rbac.cpp)
 // and the review APIs (http/reviews.cpp), through the handler.
 #include "http/api_handler.hpp"
+#include "http/discovery.hpp"
 #include "http/rbac.hpp"
 
 #include <boost/asio/co_spawn.hpp>
@@ -276,4 +277,33 @@ TEST_CASE("service account tokens: TokenRequest, the token as a bearer credentia
     CHECK(f.call("GET", "/api", "", token2).status == 200);
     CHECK(f.call("DELETE", "/api/v1/namespaces/default/serviceaccounts/robot", "", "t-admin").status == 200);
     CHECK(f.call("GET", "/api", "", token2).status == 401);
+}
+
+TEST_CASE("aggregated discovery: the Accept header's first acceptable form decides") {
+    CHECK(aggregated_discovery_version("application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json") == "v2");
+    CHECK(aggregated_discovery_version("application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList") == "v2beta1");
+    CHECK(aggregated_discovery_version("application/json, application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList")
+              .empty());
+    CHECK(aggregated_discovery_version("").empty());
+    CHECK(aggregated_discovery_version("*/*").empty());
+    rbac_fixture f(false);
+    io::http_request req;
+    req.method = "GET";
+    req.target = "/apis";
+    req.headers.emplace_back("Accept", "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList");
+    req.headers.emplace_back("Authorization", "Bearer t-alice");
+    std::optional<io::http_reply> out;
+    auto run = [&]() -> asio::awaitable<void> { out = co_await f.handler(std::move(req)); };
+    asio::co_spawn(f.io, run(), asio::detached);
+    f.io.run();
+    REQUIRE(out.has_value());
+    auto* resp = std::get_if<io::http_response>(&*out);
+    REQUIRE(resp);
+    CHECK(resp->content_type == "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList");
+    auto doc = json::parse(resp->body).as_object();
+    bool rbac = false;
+    for (const auto& it : doc.at("items").as_array()) {
+        rbac = rbac || it.at("metadata").as_object().at("name") == "rbac.authorization.k8s.io";
+    }
+    CHECK(rbac);
 }
