@@ -2080,6 +2080,19 @@ asio::awaitable<void> workload_kinds(ctx& x) {
     EXPECT(str(kcoro::find_path(*st, {"spec", "template", "spec", "containers"})->as_array()[0].as_object().if_contains(
                "imagePullPolicy")) == "IfNotPresent",
            "a tagged image is IfNotPresent");
+    // The scale subresource of a StatefulSet (statefulset/storage/storage.go ScaleREST).
+    auto scale_req = ctx::request(kcoro::http_method::patch,
+                                  "/apis/apps/v1/namespaces/" + x.ns + "/statefulsets/s/scale", R"({"spec":{"replicas":3}})",
+                                  "application/merge-patch+json", "application/json");
+    auto scaled = co_await x.raw(scale_req);
+    const auto scale = json::parse(scaled.body).as_object();
+    EXPECT(scaled.status == 200 && str(scale.if_contains("kind")) == "Scale" &&
+               num(kcoro::find_path(scale, {"spec", "replicas"})) == 3 &&
+               str(kcoro::find_path(scale, {"status", "selector"})) == "app=s",
+           "statefulsets/scale: " + scaled.body);
+    st = co_await x.must_get(sets, "s");
+    EXPECT(num(kcoro::find_path(*st, {"spec", "replicas"})) == 3 && num(kcoro::find_path(*st, {"metadata", "generation"})) == 2,
+           "the StatefulSet scaled, its generation bumped");
     json::object renamed = *st;
     renamed["spec"].as_object()["serviceName"] = "other";
     auto rr = co_await x.update(sets, renamed);

@@ -783,7 +783,7 @@ asio::awaitable<http_reply> api_handler::handle_scale(http_request& req, route& 
         if (!patched.is_object()) co_return status_response(errors::bad_request("the patched document is not an object"));
         wanted = std::move(patched.get_object());
     }
-    auto next = apply_scale(*live, wanted);
+    auto next = apply_scale(*live, wanted, r.gvr());
     if (!next) co_return status_response(next.error());
     auto o = store_.update(ctx, deployments, r.ns, r.name, std::move(*next), subresource::none, nullptr);
     if (!o) co_return status_response(o.error());

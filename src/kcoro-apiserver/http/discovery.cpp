@@ -1,4 +1,5 @@
 #include "http/discovery.hpp"
+#include "http/scale.hpp"
 
 #include <kcoro/core/base64.hpp>
 
@@ -150,7 +151,7 @@ std::optional<json::object> resource_list_document(const resource_registry& reg,
         }
         if (d->stored) r["storageVersionHash"] = storage_hash_for(reg, *d);
         resources.push_back(std::move(r));
-        if (d->gvr.group == "apps" && d->gvr.resource == "deployments") {
+        if (has_scale(d->gvr)) {
             auto e = subresource_entry(*d, "scale", json::array{"get", "patch", "update"});
             e["group"] = "autoscaling";
             e["version"] = "v1";
@@ -306,7 +307,7 @@ json::object resource_entry(const resource_def& d) {
     if (!d.short_names.empty()) r["shortNames"] = strings(d.short_names);
     if (!d.categories.empty()) r["categories"] = strings(d.categories);
     json::array subs;  // sorted by name
-    if (d.gvr.group == "apps" && d.gvr.resource == "deployments") {
+    if (has_scale(d.gvr)) {
         subs.push_back(json::object{{"subresource", "scale"},
                                     {"responseKind", response_kind("autoscaling", "v1", "Scale")},
                                     {"verbs", json::array{"get", "patch", "update"}}});

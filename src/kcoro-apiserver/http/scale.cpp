@@ -82,7 +82,12 @@ result<json::object> scale_from_deployment(const json::object& d) {
                         {"status", std::move(status)}};
 }
 
-result<json::object> apply_scale(json::object deployment, const json::object& scale) {
+bool has_scale(const group_version_resource& gvr) {
+    return gvr.group == "apps" &&
+           (gvr.resource == "deployments" || gvr.resource == "replicasets" || gvr.resource == "statefulsets");
+}
+
+result<json::object> apply_scale(json::object deployment, const json::object& scale, const group_version_resource& gvr) {
     const std::string name(name_of(deployment));
     std::int64_t replicas = 0;
     if (const auto* r = find_path(scale, {"spec", "replicas"}); r && !r->is_null()) {
@@ -102,7 +107,7 @@ result<json::object> apply_scale(json::object deployment, const json::object& sc
     const std::string uid(uid_of(scale));
     const std::string live_uid(uid_of(deployment));
     if (!uid.empty() && uid != live_uid) {
-        return errors::conflict({"apps", "v1", "deployments/scale"}, name,
+        return errors::conflict({gvr.group, gvr.version, gvr.resource + "/scale"}, name,
                                 "Precondition failed: UID in precondition: " + uid + ", UID in object meta: " + live_uid);
     }
     json::object* spec = nullptr;
@@ -116,7 +121,7 @@ result<json::object> apply_scale(json::object deployment, const json::object& sc
     auto& md = mutable_metadata(deployment);
     const std::string rv(resource_version_of(scale));
     if (rv.empty()) {
-        md.erase("resourceVersion");  // unconditional (deployments allow it)
+        md.erase("resourceVersion");  // unconditional (the apps workloads allow it)
     } else {
         md["resourceVersion"] = rv;
     }

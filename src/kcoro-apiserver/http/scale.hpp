@@ -17,6 +17,8 @@
 
 #include <kcoro/core/error.hpp>
 
+#include <kcoro/core/resource.hpp>
+
 #include <boost/json/object.hpp>
 #include <boost/json/value.hpp>
 
@@ -28,11 +30,17 @@ namespace kcoro::apiserver::http {
 /// "" for a null or empty selector. 400-worthy selectors give an error.
 result<std::string> label_selector_string(const boost::json::value* selector);
 
-/// The autoscaling/v1 Scale of a Deployment.
+/// The workloads with a scale subresource (apps/v1 deployments, replicasets,
+/// statefulsets: each storage.go's ScaleREST).
+bool has_scale(const group_version_resource& gvr);
+
+/// The autoscaling/v1 Scale of a Deployment, ReplicaSet or StatefulSet
+/// (spec.replicas, status.replicas, the selector as a string).
 result<boost::json::object> scale_from_deployment(const boost::json::object& deployment);
 
-/// The Deployment with `scale` applied (validation and the uid precondition
-/// as above). `url_name` is the name on the URL.
-result<boost::json::object> apply_scale(boost::json::object deployment, const boost::json::object& scale);
+/// The workload with `scale` applied (ValidateScale and the uid
+/// precondition, named after `gvr`'s scale subresource).
+result<boost::json::object> apply_scale(boost::json::object deployment, const boost::json::object& scale,
+                                        const group_version_resource& gvr = {"apps", "v1", "deployments"});
 
 } // namespace kcoro::apiserver::http

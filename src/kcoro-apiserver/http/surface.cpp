@@ -1,4 +1,5 @@
 #include "http/surface.hpp"
+#include "http/scale.hpp"
 
 #include <algorithm>
 
@@ -19,7 +20,7 @@ bool has_verb(const resource_def& d, std::string_view verb) {
 
 bool served_subresource(const resource_def& d, std::string_view sub) {
     if (sub == "status") return d.has_status;
-    if (sub == "scale") return d.gvr.group == "apps" && d.gvr.resource == "deployments";
+    if (sub == "scale") return has_scale(d.gvr);
     if (sub == "token") return d.gvr.group.empty() && d.gvr.resource == "serviceaccounts";
     return false;
 }
