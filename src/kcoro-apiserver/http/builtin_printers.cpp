@@ -794,7 +794,7 @@ json::value pdb_cell(std::string_view column, const json::object& pdb) {
 // --- the kinds --------------------------------------------------------------------
 
 enum class kind {
-    none, pods, endpoints, pvcs, nodes, resource_quotas, service_accounts, replica_sets, stateful_sets,
+    none, pods, services, endpoints, pvcs, nodes, resource_quotas, service_accounts, replica_sets, stateful_sets,
     daemon_sets, jobs, cron_jobs, endpoint_slices, ingresses, network_policies, role_bindings,
     cluster_role_bindings, pdbs, default_convertor,
 };
@@ -807,6 +807,7 @@ kind kind_of_resource(std::string_view group, std::string_view resource) {
         if (resource == "nodes") return kind::nodes;
         if (resource == "resourcequotas") return kind::resource_quotas;
         if (resource == "serviceaccounts") return kind::service_accounts;
+        if (resource == "services") return kind::services;
         if (resource == "limitranges") return kind::default_convertor;
     } else if (group == "apps") {
         if (resource == "replicasets") return kind::replica_sets;
@@ -828,6 +829,67 @@ kind kind_of_resource(std::string_view group, std::string_view resource) {
         if (resource == "poddisruptionbudgets") return kind::pdbs;
     }
     return kind::none;
+}
+
+// printService, getServiceExternalIP, makePortString (printers.go).
+json::value service_cell(std::string_view column, const json::object& obj) {
+    auto join = [](const json::value* v) {
+        std::string out;
+        if (v && v->is_array()) {
+            for (const auto& x : v->as_array()) {
+                if (x.is_string()) out += (out.empty() ? "" : ",") + std::string(x.get_string());
+            }
+        }
+        return out;
+    };
+    const std::string type = str_at(obj, {"spec", "type"});
+    if (column == "Type") return json::string(type);
+    if (column == "Cluster-IP") {
+        const auto* ips = find_path(obj, {"spec", "clusterIPs"});
+        if (ips && ips->is_array() && !ips->as_array().empty() && ips->as_array()[0].is_string()) return ips->as_array()[0];
+        return json::string("<none>");
+    }
+    if (column == "External-IP") {
+        const auto external = join(find_path(obj, {"spec", "externalIPs"}));
+        if (type == "ClusterIP" || type == "NodePort") return json::string(external.empty() ? "<none>" : external);
+        if (type == "ExternalName") return json::string(str_at(obj, {"spec", "externalName"}));
+        if (type == "LoadBalancer") {
+            std::set<std::string> lb;  // sets.NewString: sorted, unique
+            if (const auto* ing = find_path(obj, {"status", "loadBalancer", "ingress"}); ing && ing->is_array()) {
+                for (const auto& i : ing->as_array()) {
+                    if (!i.is_object()) continue;
+                    auto ip = str_at(i.as_object(), {"ip"});
+                    auto host = str_at(i.as_object(), {"hostname"});
+                    if (!ip.empty()) lb.insert(ip);
+                    else if (!host.empty()) lb.insert(host);
+                }
+            }
+            std::string out;
+            for (const auto& x : lb) out += (out.empty() ? "" : ",") + x;
+            if (!external.empty()) return json::string(out.empty() ? external : out + "," + external);
+            return json::string(out.empty() ? "<pending>" : out);
+        }
+        return json::string("<unknown>");
+    }
+    if (column == "Port(s)") {
+        std::string out;
+        if (const auto* ports = find_path(obj, {"spec", "ports"}); ports && ports->is_array()) {
+            for (const auto& p : ports->as_array()) {
+                if (!p.is_object()) continue;
+                const auto& po = p.as_object();
+                const auto port = std::to_string(int_at(po, {"port"}));
+                const auto proto = str_at(po, {"protocol"});
+                const auto node = int_at(po, {"nodePort"});
+                out += (out.empty() ? "" : ",") + (node > 0 ? port + ":" + std::to_string(node) : port) + "/" + proto;
+            }
+        }
+        return json::string(out.empty() ? "<none>" : out);
+    }
+    if (column == "Selector") {
+        const auto* sel = find_path(obj, {"spec", "selector"});
+        return json::string(format_labels(sel && sel->is_object() ? &sel->as_object() : nullptr));
+    }
+    return nullptr;
 }
 
 } // namespace
@@ -925,6 +987,43 @@ std::vector<table_column> builtin_printer_columns(std::string_view group, std::s
             "Limits control the maximum amount of cpu/memory that a container may use independent of contention on "
             "the node.");
         age();
+        break;
+    case kind::services:
+        // printers.go serviceColumnDefinitions; descriptions: ServiceSpec's SwaggerDoc.
+        col("Type", "string", "type determines how the Service is exposed. Defaults to ClusterIP. Valid options are ExternalName, C"
+            "lusterIP, NodePort, and LoadBalancer. \"ClusterIP\" allocates a cluster-internal IP address for load"
+            "-balancing to endpoints. Endpoints are determined by the selector or if that is not specified, by ma"
+            "nual construction of an Endpoints object or EndpointSlice objects. If clusterIP is \"None\", no virt"
+            "ual IP is allocated and the endpoints are published as a set of endpoints rather than a virtual IP. "
+            "\"NodePort\" builds on ClusterIP and allocates a port on every node which routes to the same endpoin"
+            "ts as the clusterIP. \"LoadBalancer\" builds on NodePort and creates an external load-balancer (if s"
+            "upported in the current cloud) which routes to the same endpoints as the clusterIP. \"ExternalName\""
+            " aliases this service to the specified externalName. Several other fields do not apply to ExternalNa"
+            "me services. More info: https://kubernetes.io/docs/concepts/services-networking/service/#publishing-"
+            "services-service-types");
+        col("Cluster-IP", "string", "clusterIP is the IP address of the service and is usually assigned randomly. If an address is specif"
+            "ied manually, is in-range (as per system configuration), and is not in use, it will be allocated to "
+            "the service; otherwise creation of the service will fail. This field may not be changed through upda"
+            "tes unless the type field is also being changed to ExternalName (which requires this field to be bla"
+            "nk) or the type field is being changed from ExternalName (in which case this field may optionally be"
+            " specified, as describe above).  Valid values are \"None\", empty string (\"\"), or a valid IP addre"
+            "ss. Setting this to \"None\" makes a \"headless service\" (no virtual IP), which is useful when dire"
+            "ct endpoint connections are preferred and proxying is not required.  Only applies to types ClusterIP"
+            ", NodePort, and LoadBalancer. If this field is specified when creating a Service of type ExternalNam"
+            "e, creation will fail. This field will be wiped when updating a Service to type ExternalName. More i"
+            "nfo: https://kubernetes.io/docs/concepts/services-networking/service/#virtual-ips-and-service-proxie"
+            "s");
+        col("External-IP", "string", "externalIPs is a list of IP addresses for which nodes in the cluster will also accept traffic for th"
+            "is service.  These IPs are not managed by Kubernetes.  The user is responsible for ensuring that tra"
+            "ffic arrives at a node with this IP.  A common example is external load-balancers that are not part "
+            "of the Kubernetes system.");
+        col("Port(s)", "string", "The list of ports that are exposed by this service. More info: https://kubernetes.io/docs/concepts/s"
+            "ervices-networking/service/#virtual-ips-and-service-proxies");
+        age();
+        col("Selector", "string", "Route service traffic to pods with label keys and values matching this selector. If empty or not pre"
+            "sent, the service is assumed to have an external process managing its endpoints, which Kubernetes wi"
+            "ll not modify. Only applies to types ClusterIP, NodePort, and LoadBalancer. Ignored if type is Exter"
+            "nalName. More info: https://kubernetes.io/docs/concepts/services-networking/service/", 1);
         break;
     case kind::service_accounts:
         col("Secrets", "string",
@@ -1086,6 +1185,7 @@ json::value builtin_printer_cell(std::string_view group, std::string_view resour
     case kind::pvcs: return pvc_cell(column, obj);
     case kind::nodes: return node_cell(column, obj);
     case kind::resource_quotas: return resource_quota_cell(column, obj);
+    case kind::services: return service_cell(column, obj);
     case kind::service_accounts:
         return column == "Secrets" ? json::value(static_cast<std::int64_t>(len_at(obj, {"secrets"}))) : json::value(nullptr);
     case kind::replica_sets: return replica_set_cell(column, obj);

@@ -117,10 +117,6 @@ json::value builtin_cell(std::string_view group, std::string_view resource, std:
     if (group.empty() && resource == "namespaces" && column == "Status") {
         return json::string(string_at(obj, {"status", "phase"}));
     }
-    if (group.empty() && resource == "services") {
-        if (column == "Type") return json::string(string_at(obj, {"spec", "type"}));
-        if (column == "Cluster-IP") return json::string(string_at(obj, {"spec", "clusterIP"}));
-    }
     if (group == "apps" && resource == "deployments") {
         if (column == "Ready") {
             return json::string(std::to_string(int_at(obj, {"status", "readyReplicas"})) + "/" +
@@ -297,9 +293,6 @@ std::vector<table_column> table_columns(std::string_view group, std::string_view
         computed("Data", "string", "Data contains the secret data.");
     } else if (group.empty() && resource == "namespaces") {
         computed("Status", "string", "The status of the namespace");
-    } else if (group.empty() && resource == "services") {
-        computed("Type", "string", "type determines how the Service is exposed.");
-        computed("Cluster-IP", "string", "clusterIP is the IP address of the service.");
     } else if (group == "apps" && resource == "deployments") {
         computed("Ready", "string", "Number of the pod with ready state");
         computed("Up-to-date", "string", "Total number of non-terminated pods targeted by this deployment that have the desired template spec.");

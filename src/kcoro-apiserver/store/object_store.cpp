@@ -475,7 +475,12 @@ result<json::object> object_store::impl::do_create(const request_context& ctx, c
     }
     if (im.find(*def, ns, name)) return errors::already_exists(def->gvr, name);
 
-    if (def->gvr.resource == "services" && def->gvr.group.empty() && !ctx.dry_run) {
+    // ExternalName services get no cluster IP (service/storage/alloc.go
+    // allocServiceClusterIPs skips them); a headless one keeps "None" in
+    // clusterIPs too (checked against v1.32.13).
+    const bool external_name = def->gvr.resource == "services" && def->gvr.group.empty() &&
+                               find_path(body, {"spec", "type"}) && *find_path(body, {"spec", "type"}) == "ExternalName";
+    if (def->gvr.resource == "services" && def->gvr.group.empty() && !ctx.dry_run && !external_name) {
         auto& spec = body["spec"].as_object();
         auto* ip = spec.if_contains("clusterIP");
         if (!ip || !ip->is_string() || ip->get_string().empty()) {
@@ -488,7 +493,7 @@ result<json::object> object_store::impl::do_create(const request_context& ctx, c
                                                           "failed to allocate IP " + std::string(ip->get_string()) +
                                                               ": provided IP is already allocated")});
         }
-        if (auto* cip = spec.if_contains("clusterIP"); cip && cip->is_string() && cip->get_string() != "None") {
+        if (auto* cip = spec.if_contains("clusterIP"); cip && cip->is_string()) {
             spec["clusterIPs"] = json::array{*cip};
         }
     }

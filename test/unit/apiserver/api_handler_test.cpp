@@ -1195,3 +1195,22 @@ TEST_CASE("api_handler: shardSelector with the gate off is ignored for list and 
         CHECK(w.w.events().size() == 6);
     }
 }
+
+TEST_CASE("table: services as printService prints them (Cluster-IP, External-IP, Port(s), Selector)") {
+    auto cluster = printed("", "services", R"({"metadata":{"name":"web","creationTimestamp":"2025-01-01T00:00:00Z"},
+        "spec":{"type":"ClusterIP","clusterIP":"10.96.0.10","clusterIPs":["10.96.0.10"],"selector":{"b":"2","a":"1"},
+        "ports":[{"port":80,"protocol":"TCP"},{"port":53,"protocol":"UDP"}]}})");
+    CHECK(columns_of(cluster) == "Name:string:0, Type:string:0, Cluster-IP:string:0, External-IP:string:0, "
+                                 "Port(s):string:0, Age:string:0, Selector:string:1");
+    CHECK(cells_of(cluster) == R"(["web","ClusterIP","10.96.0.10","<none>","80/TCP,53/UDP","60m","a=1,b=2"])");
+    auto node_port = printed("", "services", R"({"metadata":{"name":"np","creationTimestamp":"2025-01-01T00:00:00Z"},
+        "spec":{"type":"NodePort","clusterIPs":["10.96.0.11"],"externalIPs":["1.2.3.4"],
+        "ports":[{"port":80,"nodePort":30080,"protocol":"TCP"}]}})");
+    CHECK(cells_of(node_port) == R"(["np","NodePort","10.96.0.11","1.2.3.4","80:30080/TCP","60m","<none>"])");
+    auto lb = printed("", "services", R"({"metadata":{"name":"lb","creationTimestamp":"2025-01-01T00:00:00Z"},
+        "spec":{"type":"LoadBalancer","clusterIPs":["10.96.0.12"],"ports":[]},"status":{"loadBalancer":{}}})");
+    CHECK(cells_of(lb) == R"(["lb","LoadBalancer","10.96.0.12","<pending>","<none>","60m","<none>"])");
+    auto ext = printed("", "services", R"({"metadata":{"name":"ext","creationTimestamp":"2025-01-01T00:00:00Z"},
+        "spec":{"type":"ExternalName","externalName":"example.com"}})");
+    CHECK(cells_of(ext) == R"(["ext","ExternalName","<none>","example.com","<none>","60m","<none>"])");
+}

@@ -474,3 +474,18 @@ TEST_CASE("a Service port's targetPort of 0 or \"\" is unset: defaulted to the p
     CHECK(ports[1].at("targetPort") == 82);
     CHECK(ports[2].at("targetPort") == "http");
 }
+
+TEST_CASE("services: ExternalName gets no cluster IP; a headless one keeps None in clusterIPs (v1.32.13)") {
+    object_store s;
+    auto ext = obj(R"({"apiVersion":"v1","kind":"Service","metadata":{"name":"ext"},
+        "spec":{"type":"ExternalName","externalName":"example.com"}})");
+    auto e = s.create(ctx_at(), resources::services(), "default", ext);
+    REQUIRE(e);
+    CHECK(find_path(*e, {"spec", "clusterIP"}) == nullptr);
+    CHECK(find_path(*e, {"spec", "clusterIPs"}) == nullptr);
+    auto headless = service("headless");
+    headless["spec"].as_object()["clusterIP"] = "None";
+    auto h = s.create(ctx_at(), resources::services(), "default", headless);
+    REQUIRE(h);
+    CHECK(json::serialize(*find_path(*h, {"spec", "clusterIPs"})) == R"(["None"])");
+}
