@@ -8,6 +8,8 @@
 //   --authorization-mode=RBAC  authorize by the stored RBAC objects (default AlwaysAllow)
 //   --tokens FILE             static tokens CSV (token,user,uid,"groups")
 //   --simulate-workloads / --no-simulate-workloads   (on by default)
+//   --simulate-pods / --no-simulate-pods   with the simulation, Deployments get
+//                             ReplicaSets and Pods that run and turn Ready (on by default)
 //   --simulate-delay MS       default 1000
 //   --root-ca-publisher / --no-root-ca-publisher   ConfigMap kube-root-ca.crt in
 //                             every namespace, as kube-controller-manager writes it (on by default)
@@ -150,6 +152,7 @@ int main(int argc, char** argv) {
     opts.tls = true;
     opts.port = 6443;
     opts.store.simulate_workloads = true;
+    opts.store.simulate_pods = true;
     opts.root_ca_publisher = true;  // a real cluster's kube-controller-manager runs it
     opts.service_account_controller = true;  // likewise
     // uids, generated names and minted tokens differ between runs, as on a
@@ -203,6 +206,10 @@ int main(int argc, char** argv) {
                 opts.store.simulate_workloads = true;
             } else if (a == "--no-simulate-workloads") {
                 opts.store.simulate_workloads = false;
+            } else if (a == "--simulate-pods") {
+                opts.store.simulate_pods = true;
+            } else if (a == "--no-simulate-pods") {
+                opts.store.simulate_pods = false;
             } else if (a == "--root-ca-publisher") {
                 opts.root_ca_publisher = true;
             } else if (a == "--no-root-ca-publisher") {
@@ -228,7 +235,7 @@ int main(int argc, char** argv) {
             } else if (a == "--help" || a == "-h") {
                 std::cout << "usage: kcoro-apiserver [--listen HOST:PORT] [--tls|--plain] [--cert F --key F]\n"
                              "  [--write-kubeconfig PATH] [--policy F] [--authorization-mode=RBAC|AlwaysAllow] [--tokens F] [--[no-]simulate-workloads]\n"
-                             "  [--[no-]root-ca-publisher] [--[no-]service-account-controller] [--simulate-delay MS] [--history N] [--watch-cache=false]\n"
+                             "  [--[no-]root-ca-publisher] [--[no-]simulate-pods] [--[no-]service-account-controller] [--simulate-delay MS] [--history N] [--watch-cache=false]\n"
                              "  [--bookmark-interval MS] [--load F]... [--seed N]\n"
                              "  [--feature-gates=ShardedListAndWatch=true|false]\n"
                              "feature gates (kube-apiserver's names; only these are known):\n"

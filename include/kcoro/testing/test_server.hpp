@@ -80,6 +80,10 @@ struct test_server_options {
     std::vector<std::string> crd_files;
     /// Deployments get a ready status after simulate_delay (on the clock).
     bool simulate_workloads = false;
+    /// With simulate_workloads: each Deployment gets a ReplicaSet and Pods
+    /// (owned, labelled as a real cluster's), Running and Ready after
+    /// simulate_delay, for operators that read Pods.
+    bool simulate_pods = false;
     std::chrono::milliseconds simulate_delay{1000};
     /// Seeds uids, generated names and tokens: runs are reproducible.
     std::uint64_t seed = 1;

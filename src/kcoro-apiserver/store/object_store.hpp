@@ -151,6 +151,10 @@ struct store_config {
     std::uint64_t random_seed = 1;
     /// Deployments get a status after `simulate_delay` (simulate_step).
     bool simulate_workloads = false;
+    /// With simulate_workloads: Deployments get ReplicaSets and those get
+    /// Pods, which run and turn Ready after `simulate_delay`
+    /// (store/workload_simulation.cpp).
+    bool simulate_pods = false;
     std::chrono::milliseconds simulate_delay{1000};
     /// Namespaces present at start.
     std::vector<std::string> initial_namespaces{"default", "kube-system", "kube-public",

@@ -319,6 +319,7 @@ bool object_store::gc_step(wall_time now) {
 bool object_store::simulate_step(wall_time now) {
     auto& im = *impl_;
     if (!im.config.simulate_workloads) return false;
+    const bool pods_changed = im.simulate_pods_step(now);
     const auto* def = registry_.find(resources::deployments());
     const auto* b = def ? im.find_bucket(*def) : nullptr;
     if (!b) return false;
@@ -338,13 +339,9 @@ bool object_store::simulate_step(wall_time now) {
         }
         if (now - since < im.config.simulate_delay) continue;
         auto ts = format_rfc3339(now);
-        // A stable fake ReplicaSet name per generation (pod-template-hash style).
-        std::uint64_t h = 1469598103934665603ULL;
-        for (char c : std::string(uid_of(*obj)) + std::to_string(gen)) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ULL;
-        std::string hash;
-        static constexpr std::string_view alphabet = "bcdfghjklmnpqrstvwxz2456789";
-        for (int i = 0; i < 10; ++i, h /= alphabet.size()) hash += alphabet[h % alphabet.size()];
-        std::string rs = std::string(name_of(*obj)) + "-" + hash;
+        // The ReplicaSet of the current template (the one simulate_pods makes).
+        const auto* tmpl = find_path(*obj, {"spec", "template"});
+        std::string rs = std::string(name_of(*obj)) + "-" + pod_template_hash(tmpl ? *tmpl : json::value{});
         json::object status{{"observedGeneration", gen}};
         if (replicas > 0) {
             status["replicas"] = replicas;
@@ -377,7 +374,7 @@ bool object_store::simulate_step(wall_time now) {
         next["status"] = std::move(status);
         changed |= im.controller_write(*def, std::move(next), obj);
     }
-    return changed;
+    return changed || pods_changed;
 }
 
 // --- service cluster IPs: 10.96.0.0/12 ----------------------------------------

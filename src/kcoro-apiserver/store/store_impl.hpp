@@ -14,6 +14,10 @@
 
 namespace kcoro::apiserver {
 
+/// The pod-template-hash kcoro's workload simulation names ReplicaSets by
+/// (workload_simulation.cpp).
+std::string pod_template_hash(const boost::json::value& pod_template);
+
 /// One committed change, kept for watches and for reading older revisions.
 struct history_record {
     revision_t revision = 0;
@@ -54,6 +58,8 @@ public:
     bool publish_root_ca(std::string_view ns, wall_time now);
     /// publish_root_ca for every namespace.
     bool root_ca_step(wall_time now);
+    /// The ReplicaSets and Pods of Deployments (workload_simulation.cpp).
+    bool simulate_pods_step(wall_time now);
 
     // The serviceaccounts controller and admission plugin (service_accounts.cpp).
     bool service_account_controller = false;

@@ -174,6 +174,7 @@ result<std::unique_ptr<test_server>> test_server::start(asio::io_context& ioc, t
     so.tls = s.opts.tls;
     so.store.random_seed = s.opts.seed;
     so.store.simulate_workloads = s.opts.simulate_workloads;
+    so.store.simulate_pods = s.opts.simulate_pods;
     so.store.simulate_delay = s.opts.simulate_delay;
     so.root_ca_publisher = s.opts.root_ca_publisher;
     so.service_account_controller = s.opts.service_account_controller;

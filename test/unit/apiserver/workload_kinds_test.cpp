@@ -443,3 +443,88 @@ TEST_CASE("service accounts: the controller's `default` in every namespace, the 
     CHECK_FALSE(s.get(resources::namespaces(), "", "fresh"));
     CHECK_FALSE(s.get(sas, "fresh", "default"));
 }
+
+TEST_CASE("the workload simulation: a Deployment's ReplicaSet and Pods, Ready after the delay; scaling; a new template") {
+    store_config cfg;
+    cfg.simulate_workloads = true;
+    cfg.simulate_pods = true;
+    cfg.simulate_delay = std::chrono::seconds(2);
+    object_store s(cfg, t0());
+    s.set_service_account_controller(true, t0());
+    const group_version_resource deps = resources::deployments();
+    auto d = template_kind("apps/v1", "Deployment", "web");
+    d["spec"].as_object()["replicas"] = 2;
+    auto made = s.create(ctx_at(), deps, "default", d);
+    REQUIRE(made);
+    auto settle = [&](wall_time at) {
+        for (int i = 0; i < 10 && s.simulate_step(at); ++i) {
+        }
+    };
+    auto list = [&](const group_version_resource& gvr) {
+        auto l = s.list(gvr, "default", list_options{});
+        REQUIRE(l);
+        return l->at("items").as_array();
+    };
+    settle(t0());
+    auto sets = list(replicasets);
+    REQUIRE(sets.size() == 1);
+    const auto& rs = sets[0].as_object();
+    const std::string rs_name(name_of(rs));
+    CHECK(rs_name.starts_with("web-"));
+    CHECK(int_at(rs, {"spec", "replicas"}) == 2);
+    const std::string hash = str_at(rs, {"spec", "template", "metadata", "labels", "pod-template-hash"});
+    CHECK(!hash.empty());
+    CHECK(str_at(rs, {"spec", "selector", "matchLabels", "pod-template-hash"}) == hash);
+    CHECK(owner_references_of(rs).at(0).uid == uid_of(*made));
+    auto ps = list(pods);
+    REQUIRE(ps.size() == 2);
+    for (const auto& p : ps) {
+        CHECK(std::string(name_of(p.as_object())).starts_with(rs_name + "-"));
+        CHECK(str_at(p.as_object(), {"status", "phase"}) == "Pending");
+        CHECK(str_at(p.as_object(), {"spec", "serviceAccountName"}) == "default");  // through admission
+        CHECK(str_at(p.as_object(), {"metadata", "labels", "app"}) == "a");
+    }
+    // After the delay: Running and Ready on kcoro-node; the ReplicaSet counts them.
+    settle(t0() + std::chrono::seconds(2));
+    for (const auto& p : list(pods)) {
+        const auto& po = p.as_object();
+        CHECK(str_at(po, {"status", "phase"}) == "Running");
+        CHECK(str_at(po, {"spec", "nodeName"}) == "kcoro-node");
+        CHECK(str_at(po, {"status", "podIP"}).starts_with("10.244.0."));
+        bool ready = false;
+        for (const auto& c : find_path(po, {"status", "conditions"})->as_array()) {
+            ready = ready || (c.as_object().at("type") == "Ready" && c.as_object().at("status") == "True");
+        }
+        CHECK(ready);
+        CHECK(find_path(po, {"status", "containerStatuses"})->as_array()[0].as_object().at("ready") == true);
+    }
+    CHECK(int_at(list(replicasets)[0].as_object(), {"status", "readyReplicas"}) == 2);
+
+    // Scale down to 1: one pod goes.
+    auto cur = *s.get(deps, "default", "web");
+    cur["spec"].as_object()["replicas"] = 1;
+    REQUIRE(s.update(ctx_at(), deps, "default", "web", cur));
+    settle(t0() + std::chrono::seconds(3));
+    CHECK(list(pods).size() == 1);
+
+    // A new template: a second ReplicaSet gets the pod, the first goes to 0 and loses its pods.
+    cur = *s.get(deps, "default", "web");
+    cur["spec"].as_object()["template"].as_object()["spec"].as_object()["containers"].as_array()[0].as_object()["image"] = "busybox:1.37";
+    REQUIRE(s.update(ctx_at(), deps, "default", "web", cur));
+    settle(t0() + std::chrono::seconds(4));
+    sets = list(replicasets);
+    REQUIRE(sets.size() == 2);
+    std::int64_t total = 0;
+    for (const auto& r : sets) total += int_at(r.as_object(), {"spec", "replicas"});
+    CHECK(total == 1);
+    ps = list(pods);
+    REQUIRE(ps.size() == 1);
+    CHECK_FALSE(std::string(name_of(ps[0].as_object())).starts_with(rs_name + "-"));
+
+    // Deleting the Deployment: the garbage collector takes the ReplicaSets and the Pods.
+    delete_options del;
+    REQUIRE(s.remove(ctx_at(), deps, "default", "web", del));
+    for (int i = 0; i < 10; ++i) s.gc_step(t0() + std::chrono::seconds(5));
+    CHECK(list(replicasets).empty());
+    CHECK(list(pods).empty());
+}
