@@ -987,6 +987,146 @@ constexpr field_desc EndpointPort[] = {
     {3, "protocol", "Protocol", k::string, "", omit},
     {4, "appProtocol", "AppProtocol", k::string, "", ptr|omit},
 };
+// core/v1 ResourceQuota (kubectl create quota) and LimitRange; ResourceLists are quantity maps.
+constexpr field_desc ResourceQuota[] = {
+    {1, "metadata", "ObjectMeta", k::message, "ObjectMeta", omit},
+    {2, "spec", "Spec", k::message, "ResourceQuotaSpec", omit},
+    {3, "status", "Status", k::message, "ResourceQuotaStatus", omit},
+};
+constexpr field_desc ResourceQuotaSpec[] = {
+    {1, "hard", "Hard", k::quantity_map, "", omit},
+    {2, "scopes", "Scopes", k::string, "", rep|omit},
+    {3, "scopeSelector", "ScopeSelector", k::message, "ScopeSelector", ptr|omit},
+};
+constexpr field_desc ScopeSelector[] = {
+    {1, "matchExpressions", "MatchExpressions", k::message, "ScopedResourceSelectorRequirement", rep|omit},
+};
+constexpr field_desc ScopedResourceSelectorRequirement[] = {
+    {1, "scopeName", "ScopeName", k::string, "", 0},
+    {2, "operator", "Operator", k::string, "", 0},
+    {3, "values", "Values", k::string, "", rep|omit},
+};
+constexpr field_desc ResourceQuotaStatus[] = {
+    {1, "hard", "Hard", k::quantity_map, "", omit},
+    {2, "used", "Used", k::quantity_map, "", omit},
+};
+constexpr field_desc LimitRange[] = {
+    {1, "metadata", "ObjectMeta", k::message, "ObjectMeta", omit},
+    {2, "spec", "Spec", k::message, "LimitRangeSpec", omit},
+};
+constexpr field_desc LimitRangeSpec[] = {
+    {1, "limits", "Limits", k::message, "LimitRangeItem", rep},
+};
+constexpr field_desc LimitRangeItem[] = {
+    {1, "type", "Type", k::string, "", 0},
+    {2, "max", "Max", k::quantity_map, "", omit},
+    {3, "min", "Min", k::quantity_map, "", omit},
+    {4, "default", "Default", k::quantity_map, "", omit},
+    {5, "defaultRequest", "DefaultRequest", k::quantity_map, "", omit},
+    {6, "maxLimitRequestRatio", "MaxLimitRequestRatio", k::quantity_map, "", omit},
+};
+// core/v1 Node (the kubelet's registration, tests' fake nodes).
+constexpr field_desc Node[] = {
+    {1, "metadata", "ObjectMeta", k::message, "ObjectMeta", omit},
+    {2, "spec", "Spec", k::message, "NodeSpec", omit},
+    {3, "status", "Status", k::message, "NodeStatus", omit},
+};
+constexpr field_desc NodeSpec[] = {
+    {1, "podCIDR", "PodCIDR", k::string, "", omit},
+    {7, "podCIDRs", "PodCIDRs", k::string, "", rep|omit},
+    {3, "providerID", "ProviderID", k::string, "", omit},
+    {4, "unschedulable", "Unschedulable", k::boolean, "", omit},
+    {5, "taints", "Taints", k::message, "Taint", rep|omit},
+    {6, "configSource", "ConfigSource", k::message, "NodeConfigSource", ptr|omit},
+    {2, "externalID", "DoNotUseExternalID", k::string, "", omit},
+};
+constexpr field_desc Taint[] = {
+    {1, "key", "Key", k::string, "", 0},
+    {2, "value", "Value", k::string, "", omit},
+    {3, "effect", "Effect", k::string, "", 0},
+    {4, "timeAdded", "TimeAdded", k::time, "", ptr|omit},
+};
+constexpr field_desc NodeConfigSource[] = {
+    {2, "configMap", "ConfigMap", k::message, "ConfigMapNodeConfigSource", ptr|omit},
+};
+constexpr field_desc ConfigMapNodeConfigSource[] = {
+    {1, "namespace", "Namespace", k::string, "", 0},
+    {2, "name", "Name", k::string, "", 0},
+    {3, "uid", "UID", k::string, "", omit},
+    {4, "resourceVersion", "ResourceVersion", k::string, "", omit},
+    {5, "kubeletConfigKey", "KubeletConfigKey", k::string, "", 0},
+};
+constexpr field_desc NodeStatus[] = {
+    {1, "capacity", "Capacity", k::quantity_map, "", omit},
+    {2, "allocatable", "Allocatable", k::quantity_map, "", omit},
+    {3, "phase", "Phase", k::string, "", omit},
+    {4, "conditions", "Conditions", k::message, "NodeCondition", rep|omit},
+    {5, "addresses", "Addresses", k::message, "NodeAddress", rep|omit},
+    {6, "daemonEndpoints", "DaemonEndpoints", k::message, "NodeDaemonEndpoints", omit},
+    {7, "nodeInfo", "NodeInfo", k::message, "NodeSystemInfo", omit},
+    {8, "images", "Images", k::message, "ContainerImage", rep|omit},
+    {9, "volumesInUse", "VolumesInUse", k::string, "", rep|omit},
+    {10, "volumesAttached", "VolumesAttached", k::message, "AttachedVolume", rep|omit},
+    {11, "config", "Config", k::message, "NodeConfigStatus", ptr|omit},
+    {12, "runtimeHandlers", "RuntimeHandlers", k::message, "NodeRuntimeHandler", rep|omit},
+    // The struct tag says "bytes,13,rep"; generated.proto has an optional message.
+    {13, "features", "Features", k::message, "NodeFeatures", ptr|omit},
+};
+constexpr field_desc NodeCondition[] = {
+    {1, "type", "Type", k::string, "", 0},
+    {2, "status", "Status", k::string, "", 0},
+    {3, "lastHeartbeatTime", "LastHeartbeatTime", k::time, "", omit},
+    {4, "lastTransitionTime", "LastTransitionTime", k::time, "", omit},
+    {5, "reason", "Reason", k::string, "", omit},
+    {6, "message", "Message", k::string, "", omit},
+};
+constexpr field_desc NodeAddress[] = {
+    {1, "type", "Type", k::string, "", 0},
+    {2, "address", "Address", k::string, "", 0},
+};
+constexpr field_desc NodeDaemonEndpoints[] = {
+    {1, "kubeletEndpoint", "KubeletEndpoint", k::message, "DaemonEndpoint", omit},
+};
+constexpr field_desc DaemonEndpoint[] = {
+    {1, "Port", "Port", k::int32, "", 0},  // capitalized in JSON too (an old unquoted tag)
+};
+constexpr field_desc NodeSystemInfo[] = {
+    {1, "machineID", "MachineID", k::string, "", 0},
+    {2, "systemUUID", "SystemUUID", k::string, "", 0},
+    {3, "bootID", "BootID", k::string, "", 0},
+    {4, "kernelVersion", "KernelVersion", k::string, "", 0},
+    {5, "osImage", "OSImage", k::string, "", 0},
+    {6, "containerRuntimeVersion", "ContainerRuntimeVersion", k::string, "", 0},
+    {7, "kubeletVersion", "KubeletVersion", k::string, "", 0},
+    {8, "kubeProxyVersion", "KubeProxyVersion", k::string, "", 0},
+    {9, "operatingSystem", "OperatingSystem", k::string, "", 0},
+    {10, "architecture", "Architecture", k::string, "", 0},
+};
+constexpr field_desc ContainerImage[] = {
+    {1, "names", "Names", k::string, "", rep},
+    {2, "sizeBytes", "SizeBytes", k::int64, "", omit},
+};
+constexpr field_desc AttachedVolume[] = {
+    {1, "name", "Name", k::string, "", 0},
+    {2, "devicePath", "DevicePath", k::string, "", 0},
+};
+constexpr field_desc NodeConfigStatus[] = {
+    {1, "assigned", "Assigned", k::message, "NodeConfigSource", ptr|omit},
+    {2, "active", "Active", k::message, "NodeConfigSource", ptr|omit},
+    {3, "lastKnownGood", "LastKnownGood", k::message, "NodeConfigSource", ptr|omit},
+    {4, "error", "Error", k::string, "", omit},
+};
+constexpr field_desc NodeRuntimeHandler[] = {
+    {1, "name", "Name", k::string, "", 0},
+    {2, "features", "Features", k::message, "NodeRuntimeHandlerFeatures", ptr|omit},
+};
+constexpr field_desc NodeRuntimeHandlerFeatures[] = {
+    {1, "recursiveReadOnlyMounts", "RecursiveReadOnlyMounts", k::boolean, "", ptr|omit},
+    {2, "userNamespaces", "UserNamespaces", k::boolean, "", ptr|omit},
+};
+constexpr field_desc NodeFeatures[] = {
+    {1, "supplementalGroupsPolicy", "SupplementalGroupsPolicy", k::boolean, "", ptr|omit},
+};
 // batch/v1 Job and CronJob (kubectl create job / cronjob).
 constexpr field_desc Job[] = {
     {1, "metadata", "ObjectMeta", k::message, "ObjectMeta", omit},
@@ -1204,6 +1344,41 @@ constexpr field_desc IngressPortStatus[] = {
     {1, "port", "Port", k::int32, "", 0},
     {2, "protocol", "Protocol", k::string, "", 0},
     {3, "error", "Error", k::string, "", ptr|omit},
+};
+// networking.k8s.io/v1 NetworkPolicy (no status in v1).
+constexpr field_desc NetworkPolicy[] = {
+    {1, "metadata", "ObjectMeta", k::message, "ObjectMeta", omit},
+    {2, "spec", "Spec", k::message, "NetworkPolicySpec", omit},
+};
+constexpr field_desc NetworkPolicySpec[] = {
+    {1, "podSelector", "PodSelector", k::message, "LabelSelector", 0},
+    {2, "ingress", "Ingress", k::message, "NetworkPolicyIngressRule", rep|omit},
+    {3, "egress", "Egress", k::message, "NetworkPolicyEgressRule", rep|omit},
+    {4, "policyTypes", "PolicyTypes", k::string, "", rep|omit},
+};
+constexpr field_desc NetworkPolicyIngressRule[] = {
+    {1, "ports", "Ports", k::message, "NetworkPolicyPort", rep|omit},
+    {2, "from", "From", k::message, "NetworkPolicyPeer", rep|omit},
+};
+constexpr field_desc NetworkPolicyEgressRule[] = {
+    {1, "ports", "Ports", k::message, "NetworkPolicyPort", rep|omit},
+    {2, "to", "To", k::message, "NetworkPolicyPeer", rep|omit},
+};
+constexpr field_desc NetworkPolicyPort[] = {
+    {1, "protocol", "Protocol", k::string, "", ptr|omit},
+    {2, "port", "Port", k::int_or_string, "", ptr|omit},
+    // The struct tag says "bytes,3"; generated.proto and the generated code
+    // have an optional int32 (varint).
+    {3, "endPort", "EndPort", k::int32, "", ptr|omit},
+};
+constexpr field_desc NetworkPolicyPeer[] = {
+    {1, "podSelector", "PodSelector", k::message, "LabelSelector", ptr|omit},
+    {2, "namespaceSelector", "NamespaceSelector", k::message, "LabelSelector", ptr|omit},
+    {3, "ipBlock", "IPBlock", k::message, "IPBlock", ptr|omit},
+};
+constexpr field_desc IPBlock[] = {
+    {1, "cidr", "CIDR", k::string, "", 0},
+    {2, "except", "Except", k::string, "", rep|omit},
 };
 // apps/v1 ReplicaSet, StatefulSet, DaemonSet.
 constexpr field_desc ReplicaSet[] = {
@@ -1499,7 +1674,8 @@ constexpr field_desc SelfSubjectReviewStatus[] = {
 // clang-format on
 
 #define KCORO_MESSAGE(name) message_desc{#name, name}
-constexpr std::array messages{
+// A plain array: std::array's deduction guide folds over every element (clang stops at 256).
+constexpr message_desc messages[] = {
     KCORO_MESSAGE(ObjectMeta), KCORO_MESSAGE(OwnerReference), KCORO_MESSAGE(ManagedFieldsEntry),
     KCORO_MESSAGE(LabelSelector), KCORO_MESSAGE(LabelSelectorRequirement), KCORO_MESSAGE(Condition),
     KCORO_MESSAGE(ConfigMap), KCORO_MESSAGE(Secret), KCORO_MESSAGE(Namespace), KCORO_MESSAGE(NamespaceSpec),
@@ -1589,6 +1765,17 @@ constexpr std::array messages{
     KCORO_MESSAGE(TokenReview),
     KCORO_MESSAGE(TokenReviewSpec), KCORO_MESSAGE(TokenReviewStatus), KCORO_MESSAGE(UserInfo),
     KCORO_MESSAGE(SelfSubjectReview), KCORO_MESSAGE(SelfSubjectReviewStatus),
+    KCORO_MESSAGE(ResourceQuota), KCORO_MESSAGE(ResourceQuotaSpec), KCORO_MESSAGE(ScopeSelector),
+    KCORO_MESSAGE(ScopedResourceSelectorRequirement), KCORO_MESSAGE(ResourceQuotaStatus),
+    KCORO_MESSAGE(LimitRange), KCORO_MESSAGE(LimitRangeSpec), KCORO_MESSAGE(LimitRangeItem),
+    KCORO_MESSAGE(Node), KCORO_MESSAGE(NodeSpec), KCORO_MESSAGE(Taint), KCORO_MESSAGE(NodeConfigSource),
+    KCORO_MESSAGE(ConfigMapNodeConfigSource), KCORO_MESSAGE(NodeStatus), KCORO_MESSAGE(NodeCondition),
+    KCORO_MESSAGE(NodeAddress), KCORO_MESSAGE(NodeDaemonEndpoints), KCORO_MESSAGE(DaemonEndpoint),
+    KCORO_MESSAGE(NodeSystemInfo), KCORO_MESSAGE(ContainerImage), KCORO_MESSAGE(AttachedVolume),
+    KCORO_MESSAGE(NodeConfigStatus), KCORO_MESSAGE(NodeRuntimeHandler), KCORO_MESSAGE(NodeRuntimeHandlerFeatures),
+    KCORO_MESSAGE(NodeFeatures), KCORO_MESSAGE(NetworkPolicy), KCORO_MESSAGE(NetworkPolicySpec),
+    KCORO_MESSAGE(NetworkPolicyIngressRule), KCORO_MESSAGE(NetworkPolicyEgressRule),
+    KCORO_MESSAGE(NetworkPolicyPort), KCORO_MESSAGE(NetworkPolicyPeer), KCORO_MESSAGE(IPBlock),
 };
 #undef KCORO_MESSAGE
 
@@ -1613,6 +1800,10 @@ constexpr std::array kinds{
     kind_entry{"rbac.authorization.k8s.io", "ClusterRoleBinding", "ClusterRoleBinding"},
     kind_entry{"policy", "PodDisruptionBudget", "PodDisruptionBudget"},
     kind_entry{"networking.k8s.io", "Ingress", "Ingress"},
+    kind_entry{"networking.k8s.io", "NetworkPolicy", "NetworkPolicy"},
+    kind_entry{"", "ResourceQuota", "ResourceQuota"},
+    kind_entry{"", "LimitRange", "LimitRange"},
+    kind_entry{"", "Node", "Node"},
     kind_entry{"apps", "ReplicaSet", "ReplicaSet"},
     kind_entry{"apps", "StatefulSet", "StatefulSet"},
     kind_entry{"apps", "DaemonSet", "DaemonSet"},

@@ -59,6 +59,10 @@ const std::string configmap_raw("\x0a\x05\x0a\x01x\x42\x00"
 // every non-pointer field, empty strings and zero numbers included.
 constexpr std::uint64_t ts = 1767323045;  // 2026-01-02T03:04:05Z
 std::string time_of(std::uint64_t seconds) { return vi(1, seconds); }
+// A ResourceList entry: {key(1) name, value(2) Quantity{string(1)}}.
+std::string quantity_entry(std::uint32_t n, std::string_view name, std::string_view quantity) {
+    return ld(n, ld(1, name) + ld(2, ld(1, quantity)));
+}
 // ObjectMeta{Name: name} plus `extra` (labels, ...).
 std::string gogo_meta(std::string_view name, std::string_view extra = "") {
     return ld(1, name) + ld(2, "") + ld(3, "") + ld(4, "") + ld(5, "") + ld(6, "") + vi(7, 0) + ld(8, "") +
@@ -795,4 +799,178 @@ TEST_CASE("the review kinds kubectl auth sends are decodable, in their own group
     }
     CHECK_FALSE(protobuf_decodable("authentication.k8s.io", "SubjectAccessReview"));
     CHECK_FALSE(protobuf_decodable("rbac.authorization.k8s.io", "SelfSubjectAccessReview"));
+}
+
+TEST_CASE("core/v1 ResourceQuota: kubectl create quota, scope selectors, status") {
+    std::vector<std::string> skipped;
+    // kubectl create quota q --hard=pods=10,cpu=2 --scopes=BestEffort (no namespace flag): gogo writes
+    // the hard map sorted by key, the scopes, no scopeSelector (nil) and the empty status.
+    std::string spec = quantity_entry(1, "cpu", "2") + quantity_entry(1, "pods", "10") + ld(2, "BestEffort");
+    CHECK(decode_ok(envelope("v1", "ResourceQuota", ld(1, gogo_meta("q")) + ld(2, spec) + ld(3, "")), "",
+                    "ResourceQuota", &skipped) ==
+          R"({"kind":"ResourceQuota","apiVersion":"v1","metadata":{"name":"q","creationTimestamp":null},)"
+          R"("spec":{"hard":{"cpu":"2","pods":"10"},"scopes":["BestEffort"]},"status":{}})");
+    CHECK(skipped.empty());
+
+    // A scope selector (values omitted for Exists) and the status the quota controller writes.
+    std::string selector = ld(1, ld(1, "PriorityClass") + ld(2, "In") + ld(3, "high") + ld(3, "low")) +
+                           ld(1, ld(1, "CrossNamespacePodAffinity") + ld(2, "Exists"));
+    std::string status = quantity_entry(1, "requests.memory", "1Gi") + quantity_entry(2, "requests.memory", "512Mi");
+    CHECK(decode_ok(envelope("v1", "ResourceQuota",
+                             ld(1, gogo_meta("q")) + ld(2, quantity_entry(1, "requests.memory", "1Gi") + ld(3, selector)) +
+                                 ld(3, status)),
+                    "", "ResourceQuota", &skipped) ==
+          R"({"kind":"ResourceQuota","apiVersion":"v1","metadata":{"name":"q","creationTimestamp":null},)"
+          R"("spec":{"hard":{"requests.memory":"1Gi"},"scopeSelector":{"matchExpressions":[{"scopeName":)"
+          R"("PriorityClass","operator":"In","values":["high","low"]},{"scopeName":"CrossNamespacePodAffinity",)"
+          R"("operator":"Exists"}]}},"status":{"hard":{"requests.memory":"1Gi"},"used":{"requests.memory":"512Mi"}}})");
+    CHECK(skipped.empty());
+    // An empty scope selector is still sent (a pointer); an empty message writes its structs.
+    CHECK(decode_ok(envelope("v1", "ResourceQuota", ld(2, ld(3, ""))), "", "ResourceQuota") ==
+          R"({"kind":"ResourceQuota","apiVersion":"v1","metadata":{"creationTimestamp":null},)"
+          R"("spec":{"scopeSelector":{}},"status":{}})");
+    CHECK(protobuf_decodable("", "ResourceQuota"));
+}
+
+TEST_CASE("core/v1 LimitRange: every ResourceList of a LimitRangeItem") {
+    std::string container = ld(1, "Container") + quantity_entry(2, "cpu", "1") + quantity_entry(3, "cpu", "100m") +
+                            quantity_entry(4, "cpu", "500m") + quantity_entry(4, "memory", "256Mi") +
+                            quantity_entry(5, "cpu", "200m") + quantity_entry(6, "cpu", "4");
+    std::string pod = ld(1, "Pod") + quantity_entry(2, "memory", "1Gi");
+    std::vector<std::string> skipped;
+    CHECK(decode_ok(envelope("v1", "LimitRange", ld(1, gogo_meta("limits")) + ld(2, ld(1, container) + ld(1, pod))), "",
+                    "LimitRange", &skipped) ==
+          R"({"kind":"LimitRange","apiVersion":"v1","metadata":{"name":"limits","creationTimestamp":null},)"
+          R"("spec":{"limits":[{"type":"Container","max":{"cpu":"1"},"min":{"cpu":"100m"},)"
+          R"("default":{"cpu":"500m","memory":"256Mi"},"defaultRequest":{"cpu":"200m"},)"
+          R"("maxLimitRequestRatio":{"cpu":"4"}},{"type":"Pod","max":{"memory":"1Gi"}}]}})");
+    CHECK(skipped.empty());
+    // limits is not omitempty: an empty spec writes null.
+    CHECK(decode_ok(envelope("v1", "LimitRange", ld(1, gogo_meta("limits")) + ld(2, "")), "", "LimitRange") ==
+          R"({"kind":"LimitRange","apiVersion":"v1","metadata":{"name":"limits","creationTimestamp":null},)"
+          R"("spec":{"limits":null}})");
+    CHECK(protobuf_decodable("", "LimitRange"));
+}
+
+TEST_CASE("core/v1 Node: a fake node as a test writes it, and the kubelet's status fields") {
+    // Node{Name n1, a hostname label; Spec.Taints (one NoExecute with TimeAdded); Status.Capacity,
+    // Allocatable, a Ready condition, addresses}: gogo writes every non-pointer field, the empty
+    // daemonEndpoints and nodeInfo included.
+    std::string taints = ld(5, ld(1, "dedicated") + ld(2, "gpu") + ld(3, "NoSchedule")) +
+                         ld(5, ld(1, "node.kubernetes.io/unreachable") + ld(2, "") + ld(3, "NoExecute") +
+                                   ld(4, time_of(ts)));
+    std::string spec = ld(1, "") + ld(2, "") + ld(3, "") + vi(4, 0) + taints;
+    std::string condition = ld(1, "Ready") + ld(2, "True") + ld(3, time_of(ts)) + ld(4, time_of(ts)) +
+                            ld(5, "KubeletReady") + ld(6, "kubelet is posting ready status");
+    std::string empty_info;
+    for (std::uint32_t n = 1; n <= 10; ++n) empty_info += ld(n, "");
+    std::string status = quantity_entry(1, "cpu", "4") + quantity_entry(1, "memory", "8Gi") +
+                         quantity_entry(1, "pods", "110") + quantity_entry(2, "cpu", "3900m") +
+                         quantity_entry(2, "memory", "7Gi") + quantity_entry(2, "pods", "110") + ld(3, "") +
+                         ld(4, condition) + ld(5, ld(1, "InternalIP") + ld(2, "10.0.0.1")) +
+                         ld(5, ld(1, "Hostname") + ld(2, "n1")) + ld(6, ld(1, vi(1, 0))) + ld(7, empty_info);
+    const std::string empty_info_json =
+        R"("nodeInfo":{"machineID":"","systemUUID":"","bootID":"","kernelVersion":"","osImage":"",)"
+        R"("containerRuntimeVersion":"","kubeletVersion":"","kubeProxyVersion":"","operatingSystem":"",)"
+        R"("architecture":""})";
+    std::vector<std::string> skipped;
+    CHECK(decode_ok(envelope("v1", "Node",
+                             ld(1, gogo_meta("n1", entry(11, "kubernetes.io/hostname", "n1"))) + ld(2, spec) +
+                                 ld(3, status)),
+                    "", "Node", &skipped) ==
+          R"({"kind":"Node","apiVersion":"v1","metadata":{"name":"n1","creationTimestamp":null,"labels":)"
+          R"({"kubernetes.io/hostname":"n1"}},"spec":{"taints":[{"key":"dedicated","value":"gpu","effect":"NoSchedule"},)"
+          R"({"key":"node.kubernetes.io/unreachable","effect":"NoExecute","timeAdded":"2026-01-02T03:04:05Z"}]},)"
+          R"("status":{"capacity":{"cpu":"4","memory":"8Gi","pods":"110"},"allocatable":{"cpu":"3900m",)"
+          R"("memory":"7Gi","pods":"110"},"conditions":[{"type":"Ready","status":"True",)"
+          R"("lastHeartbeatTime":"2026-01-02T03:04:05Z","lastTransitionTime":"2026-01-02T03:04:05Z",)"
+          R"("reason":"KubeletReady","message":"kubelet is posting ready status"}],"addresses":[{"type":"InternalIP",)"
+          R"("address":"10.0.0.1"},{"type":"Hostname","address":"n1"}],"daemonEndpoints":{"kubeletEndpoint":)"
+          R"({"Port":0}},)" + empty_info_json + "}}");
+    CHECK(skipped.empty());
+
+    // Node{}: the status's structs are written whole, as encoding/json writes them.
+    CHECK(decode_ok(envelope("v1", "Node", ""), "", "Node") ==
+          R"({"kind":"Node","apiVersion":"v1","metadata":{"creationTimestamp":null},"spec":{},"status":)"
+          R"({"daemonEndpoints":{"kubeletEndpoint":{"Port":0}},)" + empty_info_json + "}}");
+
+    // The rarer fields: podCIDRs, providerID, unschedulable, configSource, externalID; nodeInfo,
+    // images, volumes, config, runtime handlers, features.
+    std::string cm_source = ld(2, ld(1, "kube-system") + ld(2, "kubelet") + ld(3, "u-1") + ld(4, "7") + ld(5, "kubelet"));
+    std::string spec2 = ld(1, "10.244.0.0/24") + ld(2, "ext-1") + ld(3, "kind://docker/kind/n1") + vi(4, 1) +
+                        ld(6, cm_source) + ld(7, "10.244.0.0/24") + ld(7, "fd00::/64");
+    std::string info = ld(1, "m") + ld(2, "s") + ld(3, "b") + ld(4, "6.1.0") + ld(5, "Debian GNU/Linux 12") +
+                       ld(6, "containerd://1.7.0") + ld(7, "v1.32.13") + ld(8, "") + ld(9, "linux") + ld(10, "amd64");
+    std::string status2 = ld(3, "") + ld(6, ld(1, vi(1, 10250))) + ld(7, info) +
+                          ld(8, ld(1, "registry.k8s.io/pause:3.10") + ld(1, "registry.k8s.io/pause@sha256:ee") +
+                                    vi(2, 320368)) +
+                          ld(9, "kubernetes.io/csi/d^v1") +
+                          ld(10, ld(1, "kubernetes.io/csi/d^v1") + ld(2, "/dev/sdb")) +
+                          ld(11, ld(2, cm_source) + ld(4, "failed")) +
+                          ld(12, ld(1, "") + ld(2, vi(1, 1) + vi(2, 0))) + ld(12, ld(1, "runc")) + ld(13, vi(1, 1));
+    CHECK(decode_ok(envelope("v1", "Node", ld(1, gogo_meta("n1")) + ld(2, spec2) + ld(3, status2)), "", "Node",
+                    &skipped) ==
+          R"({"kind":"Node","apiVersion":"v1","metadata":{"name":"n1","creationTimestamp":null},"spec":)"
+          R"({"podCIDR":"10.244.0.0/24","podCIDRs":["10.244.0.0/24","fd00::/64"],"providerID":"kind://docker/kind/n1",)"
+          R"("unschedulable":true,"configSource":{"configMap":{"namespace":"kube-system","name":"kubelet","uid":"u-1",)"
+          R"("resourceVersion":"7","kubeletConfigKey":"kubelet"}},"externalID":"ext-1"},"status":)"
+          R"({"daemonEndpoints":{"kubeletEndpoint":{"Port":10250}},"nodeInfo":{"machineID":"m","systemUUID":"s",)"
+          R"("bootID":"b","kernelVersion":"6.1.0","osImage":"Debian GNU/Linux 12","containerRuntimeVersion":)"
+          R"("containerd://1.7.0","kubeletVersion":"v1.32.13","kubeProxyVersion":"","operatingSystem":"linux",)"
+          R"("architecture":"amd64"},"images":[{"names":["registry.k8s.io/pause:3.10",)"
+          R"("registry.k8s.io/pause@sha256:ee"],"sizeBytes":320368}],"volumesInUse":["kubernetes.io/csi/d^v1"],)"
+          R"("volumesAttached":[{"name":"kubernetes.io/csi/d^v1","devicePath":"/dev/sdb"}],"config":{"active":)"
+          R"({"configMap":{"namespace":"kube-system","name":"kubelet","uid":"u-1","resourceVersion":"7",)"
+          R"("kubeletConfigKey":"kubelet"}},"error":"failed"},"runtimeHandlers":[{"name":"","features":)"
+          R"({"recursiveReadOnlyMounts":true,"userNamespaces":false}},{"name":"runc"}],)"
+          R"("features":{"supplementalGroupsPolicy":true}}})");
+    CHECK(skipped.empty());
+    CHECK(protobuf_decodable("", "Node"));
+}
+
+TEST_CASE("networking.k8s.io/v1 NetworkPolicy: peers, ports with IntOrString and endPort, policy types") {
+    const std::string nw = "networking.k8s.io";
+    // IntOrString as gogo writes it: type(1), intVal(2), strVal(3), all three.
+    auto port = [](std::string_view protocol, std::string intorstr, std::string end = "") {
+        return ld(1, protocol) + ld(2, intorstr) + end;
+    };
+    std::string tcp5432 = port("TCP", vi(1, 0) + vi(2, 5432) + ld(3, ""));
+    std::string from = ld(2, ld(1, entry(1, "role", "api"))) +
+                       ld(2, ld(1, entry(1, "role", "web")) + ld(2, entry(1, "team", "a"))) +
+                       ld(2, ld(3, ld(1, "10.0.0.0/8") + ld(2, "10.1.0.0/16")));
+    std::string ingress = ld(1, tcp5432) + from;
+    std::string egress = ld(1, port("UDP", vi(1, 1) + vi(2, 0) + ld(3, "dns"))) +
+                         ld(1, port("TCP", vi(1, 0) + vi(2, 32000) + ld(3, ""), vi(3, 32768))) +
+                         ld(2, ld(3, ld(1, "0.0.0.0/0")));
+    std::string spec = ld(1, entry(1, "app", "db")) + ld(2, ingress) + ld(3, egress) + ld(4, "Ingress") +
+                       ld(4, "Egress");
+    std::vector<std::string> skipped;
+    CHECK(decode_ok(envelope("networking.k8s.io/v1", "NetworkPolicy", ld(1, gogo_meta("db")) + ld(2, spec)), nw,
+                    "NetworkPolicy", &skipped) ==
+          R"({"kind":"NetworkPolicy","apiVersion":"networking.k8s.io/v1","metadata":{"name":"db",)"
+          R"("creationTimestamp":null},"spec":{"podSelector":{"matchLabels":{"app":"db"}},"ingress":[{"ports":)"
+          R"([{"protocol":"TCP","port":5432}],"from":[{"podSelector":{"matchLabels":{"role":"api"}}},)"
+          R"({"podSelector":{"matchLabels":{"role":"web"}},"namespaceSelector":{"matchLabels":{"team":"a"}}},)"
+          R"({"ipBlock":{"cidr":"10.0.0.0/8","except":["10.1.0.0/16"]}}]}],"egress":[{"ports":[{"protocol":"UDP",)"
+          R"("port":"dns"},{"protocol":"TCP","port":32000,"endPort":32768}],"to":[{"ipBlock":{"cidr":"0.0.0.0/0"}}]}],)"
+          R"("policyTypes":["Ingress","Egress"]}})");
+    CHECK(skipped.empty());
+    // Deny all ingress: the empty podSelector is a struct, always written; an empty rule and an
+    // empty peer selector (sent, so present) stay objects.
+    CHECK(decode_ok(envelope("networking.k8s.io/v1", "NetworkPolicy",
+                             ld(1, gogo_meta("deny")) + ld(2, ld(1, "") + ld(3, ld(2, ld(2, ""))) + ld(4, "Ingress"))),
+                    nw, "NetworkPolicy") ==
+          R"({"kind":"NetworkPolicy","apiVersion":"networking.k8s.io/v1","metadata":{"name":"deny",)"
+          R"("creationTimestamp":null},"spec":{"podSelector":{},"egress":[{"to":[{"namespaceSelector":{}}]}],)"
+          R"("policyTypes":["Ingress"]}})");
+    CHECK(decode_ok(envelope("networking.k8s.io/v1", "NetworkPolicy", ""), nw, "NetworkPolicy") ==
+          R"({"kind":"NetworkPolicy","apiVersion":"networking.k8s.io/v1","metadata":{"creationTimestamp":null},)"
+          R"("spec":{"podSelector":{}}})");
+    // endPort is a varint on the wire, whatever its struct tag says.
+    CHECK(decode_error(envelope("networking.k8s.io/v1", "NetworkPolicy", ld(2, ld(2, ld(1, ld(3, ""))))), nw,
+                       "NetworkPolicy") ==
+          "NetworkPolicy in version \"v1\" cannot be handled as a NetworkPolicy: "
+          "proto: wrong wireType = 2 for field EndPort");
+    CHECK(protobuf_decodable(nw, "NetworkPolicy"));
+    CHECK_FALSE(protobuf_decodable("", "NetworkPolicy"));
 }
