@@ -1,6 +1,7 @@
 #include "http/table.hpp"
 
 #include "http/builtin_printers.hpp"
+#include "http/scale.hpp"
 
 #include <kcoro/core/object.hpp>
 
@@ -39,7 +40,11 @@ constexpr std::string_view age_description =
     "info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata";
 
 table_column name_column() { return {"Name", "string", "name", std::string(name_description), 0, ""}; }
+// A CRD's default Age column is a "date" column on creationTimestamp
+// (apiextensions tableconvertor); the built-in printers' Age is a "string"
+// column the printer fills (printers.go; checked against v1.32.13).
 table_column age_column() { return {"Age", "date", "", std::string(age_description), 0, ".metadata.creationTimestamp"}; }
+table_column builtin_age_column() { return {"Age", "string", "", std::string(age_description), 0, ""}; }
 
 /// A dotted JSONPath (".a.b[0].c", also "{.a.b}") on `obj`; nullptr when absent.
 const json::value* eval_path(const json::object& obj, std::string_view path) {
@@ -107,6 +112,7 @@ std::size_t size_at(const json::object& obj, std::string_view key) {
 /// The value of one computed (built-in) column.
 json::value builtin_cell(std::string_view group, std::string_view resource, std::string_view column,
                          const json::object& obj, wall_time now) {
+    if (column == "Age") return json::string(age_of(obj, now));
     if (group.empty() && resource == "configmaps" && column == "Data") {
         return static_cast<std::int64_t>(size_at(obj, "data") + size_at(obj, "binaryData"));
     }
@@ -118,6 +124,22 @@ json::value builtin_cell(std::string_view group, std::string_view resource, std:
         return json::string(string_at(obj, {"status", "phase"}));
     }
     if (group == "apps" && resource == "deployments") {
+        if (column == "Containers" || column == "Images") {
+            // printDeployment: the template's container names and images, comma separated.
+            std::string out;
+            if (const auto* cs = find_path(obj, {"spec", "template", "spec", "containers"}); cs && cs->is_array()) {
+                for (const auto& c : cs->as_array()) {
+                    if (!c.is_object()) continue;
+                    const auto* v = c.as_object().if_contains(column == "Containers" ? "name" : "image");
+                    out += (out.empty() ? "" : ",") + std::string(v && v->is_string() ? std::string_view(v->get_string()) : "");
+                }
+            }
+            return json::string(out);
+        }
+        if (column == "Selector") {
+            auto sel = label_selector_string(find_path(obj, {"spec", "selector"}));
+            return json::string(!sel ? std::string("<error>") : sel->empty() ? std::string("<none>") : *sel);
+        }
         if (column == "Ready") {
             return json::string(std::to_string(int_at(obj, {"status", "readyReplicas"})) + "/" +
                                 std::to_string(int_at(obj, {"spec", "replicas"})));
@@ -297,12 +319,20 @@ std::vector<table_column> table_columns(std::string_view group, std::string_view
         computed("Ready", "string", "Number of the pod with ready state");
         computed("Up-to-date", "string", "Total number of non-terminated pods targeted by this deployment that have the desired template spec.");
         computed("Available", "string", "Total number of available pods (ready for at least minReadySeconds) targeted by this deployment.");
+        cols.push_back(builtin_age_column());
+        computed("Containers", "string", "Names of each container in the template.", 1);
+        computed("Images", "string", "Images referenced by each container in the template.", 1);
+        computed("Selector", "string",
+                 "Label selector for pods. Existing ReplicaSets whose pods are selected by this will be the ones affected "
+                 "by this deployment.",
+                 1);
+        return cols;
     } else if (group == "coordination.k8s.io" && resource == "leases") {
         computed("Holder", "string", "The holder of the lease.");
     } else if (auto printed = builtin_printer_columns(group, resource); !printed.empty()) {
         return printed;  // the other kinds' printers (builtin_printers.cpp)
     }
-    cols.push_back(age_column());
+    cols.push_back(builtin_age_column());
     return cols;
 }
 

@@ -1214,3 +1214,16 @@ TEST_CASE("table: services as printService prints them (Cluster-IP, External-IP,
         "spec":{"type":"ExternalName","externalName":"example.com"}})");
     CHECK(cells_of(ext) == R"(["ext","ExternalName","<none>","example.com","<none>","60m","<none>"])");
 }
+
+TEST_CASE("table: deployments' wide columns; the built-ins' Age is a string column (printers.go, v1.32.13)") {
+    auto d = printed("apps", "deployments", R"({"metadata":{"name":"tbl","creationTimestamp":"2025-01-01T00:00:00Z"},
+        "spec":{"replicas":1,"selector":{"matchLabels":{"app":"tbl"}},
+          "template":{"spec":{"containers":[{"name":"nginx","image":"nginx"},{"name":"side","image":"busybox:1.36"}]}}},
+        "status":{}})");
+    CHECK(columns_of(d) == "Name:string:0, Ready:string:0, Up-to-date:string:0, Available:string:0, Age:string:0, "
+                           "Containers:string:1, Images:string:1, Selector:string:1");
+    CHECK(cells_of(d) == R"(["tbl","0/1",0,0,"60m","nginx,side","nginx,busybox:1.36","app=tbl"])");
+    auto cm = printed("", "configmaps", R"({"metadata":{"name":"c","creationTimestamp":"2025-01-01T00:00:00Z"},"data":{"a":"1"}})");
+    CHECK(columns_of(cm) == "Name:string:0, Data:string:0, Age:string:0");
+    CHECK(cells_of(cm) == R"(["c",1,"60m"])");
+}
