@@ -88,6 +88,8 @@ out=$(k get pdb pdb1 -o jsonpath='{.spec.minAvailable} {.status.disruptionsAllow
 out=$(k create ingress ing1 --rule="example.com/=svc1:5678"); expect "create ingress" "ingress.networking.k8s.io/ing1 created" "$out"
 out=$(k get ingress ing1 -o jsonpath='{.spec.rules[0].host} {.spec.rules[0].http.paths[0].pathType} {.spec.rules[0].http.paths[0].backend.service.port.number}')
 expect "ingress" "^example.com Exact 5678$" "$out"
+out=$(k create quota q1 --hard=pods=10,cpu=2 --scopes=BestEffort); expect "create quota (protobuf)" "resourcequota/q1 created" "$out"
+out=$(k get quota q1 -o jsonpath='{.spec.hard.pods} {.spec.scopes[0]}'); expect "quota" "^10 BestEffort$" "$out"
 out=$(k get all); expect "get all lists pods, jobs, cronjobs, deployments" "pod/pod1" "$out"
 expect "get all: jobs" "job.batch/j1" "$out"; expect "get all: cronjobs" "cronjob.batch/cj1" "$out"
 out=$(k delete pod pod1); expect "delete pod" 'pod "pod1" deleted' "$out"
