@@ -12,16 +12,7 @@ command -v "$KUBECTL" >/dev/null || { echo "kubectl not found: skipped"; exit 77
 . "$(dirname "$0")/../support/start_apiserver.sh"
 start_apiserver "$SERVER_BIN" --authorization-mode=RBAC
 
-FAILS=0
-k() { "$KUBECTL" --kubeconfig "$KCFG" --request-timeout=10s "$@" 2>&1; }
-expect() {
-    if grep -qE -- "$2" <<<"$3"; then
-        echo "ok   - $1"
-    else
-        echo "FAIL - $1: want /$2/, got:"; sed 's/^/       /' <<<"$3"
-        FAILS=$((FAILS + 1))
-    fi
-}
+. "$(dirname "$0")/../support/kubectl_checks.sh"
 
 out=$(k auth whoami); expect "whoami: the admin" "^Username +admin$" "$out"
 expect "whoami: its groups" '^Groups +\[system:masters system:authenticated\]$' "$out"
@@ -55,8 +46,4 @@ out=$(k create token robot --duration=1m); expect "too short a token" "may not s
 out=$(k delete serviceaccount robot); expect "delete the account" "deleted" "$out"
 out=$(t get pods); expect "its tokens die with it" "Unauthorized" "$out"
 
-if [ "$FAILS" -ne 0 ]; then
-    echo "--- server log (tail)"; tail -20 "$WORK/server.log"
-    echo "$FAILS check(s) failed"; exit 1
-fi
-echo "all kubectl auth checks passed"
+finish "kubectl auth"

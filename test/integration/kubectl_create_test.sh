@@ -13,16 +13,7 @@ command -v "$KUBECTL" >/dev/null || { echo "kubectl not found: skipped"; exit 77
 . "$(dirname "$0")/../support/start_apiserver.sh"
 start_apiserver "$SERVER_BIN"
 
-FAILS=0
-k() { "$KUBECTL" --kubeconfig "$KCFG" --request-timeout=10s "$@" 2>&1; }
-expect() {
-    if grep -qE -- "$2" <<<"$3"; then
-        echo "ok   - $1"
-    else
-        echo "FAIL - $1: want /$2/, got:"; sed 's/^/       /' <<<"$3"
-        FAILS=$((FAILS + 1))
-    fi
-}
+. "$(dirname "$0")/../support/kubectl_checks.sh"
 
 # The wire: kubectl really sends protobuf here (so this test proves the decoder, not a JSON fallback).
 out=$(k create configmap x --from-literal=a=b -v=8); expect "configmap: protobuf on the wire" \
@@ -100,8 +91,4 @@ out=$(k create configmap x --from-literal=a=b); expect "create existing" 'config
 out=$(k create configmap dry --from-literal=a=b --dry-run=server); expect "create --dry-run=server" "configmap/dry created \(server dry run\)" "$out"
 out=$(k get configmap dry 2>&1); expect "dry run stored nothing" 'configmaps "dry" not found' "$out"
 
-if [ "$FAILS" -ne 0 ]; then
-    echo "--- server log (tail)"; tail -20 "$WORK/server.log"
-    echo "$FAILS check(s) failed"; exit 1
-fi
-echo "all kubectl create checks passed"
+finish "kubectl create"

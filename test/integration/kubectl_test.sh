@@ -11,17 +11,7 @@ command -v "$KUBECTL" >/dev/null || { echo "kubectl not found: skipped"; exit 77
 . "$(dirname "$0")/../support/start_apiserver.sh"
 start_apiserver "$SERVER_BIN" --simulate-delay 200 --bookmark-interval 1000
 
-FAILS=0
-k() { "$KUBECTL" --kubeconfig "$KCFG" --request-timeout=10s "$@" 2>&1; }
-# expect <description> <pattern> <output>
-expect() {
-    if grep -qE -- "$2" <<<"$3"; then
-        echo "ok   - $1"
-    else
-        echo "FAIL - $1: want /$2/, got:"; sed 's/^/       /' <<<"$3"
-        FAILS=$((FAILS + 1))
-    fi
-}
+. "$(dirname "$0")/../support/kubectl_checks.sh"
 
 out=$(k version); expect "version" "Server Version: v1.32" "$out"
 out=$(k apply -f "$DATA/widgets_crd.yaml"); expect "apply CRD" "customresourcedefinition.apiextensions.k8s.io/widgets.example.kcoro.dev created" "$out"
@@ -154,8 +144,4 @@ out=$(k delete configmap cm1 --cascade=foreground); expect "delete --cascade=for
 out=$(k get configmap cm1 2>&1); expect "configmap gone" 'configmaps "cm1" not found' "$out"
 out=$(k delete deployment web); expect "delete deployment" 'deployment.apps "web" deleted' "$out"
 
-if [ "$FAILS" -ne 0 ]; then
-    echo "--- server log (tail)"; tail -20 "$WORK/server.log"
-    echo "$FAILS check(s) failed"; exit 1
-fi
-echo "all kubectl checks passed"
+finish "kubectl"

@@ -75,15 +75,19 @@ bool object_store::impl::publish_root_ca(std::string_view ns, wall_time now) {
                                        nullptr));
 }
 
+std::vector<std::string> object_store::impl::namespace_names() const {
+    std::vector<std::string> names;
+    const auto* nsdef = owner.registry_.find(resources::namespaces());
+    if (const auto* b = nsdef ? find_bucket(*nsdef) : nullptr) {
+        for (const auto& [key, obj] : *b) names.push_back(key.name);
+    }
+    return names;
+}
+
 bool object_store::impl::root_ca_step(wall_time now) {
     if (root_ca_pem.empty()) return false;
-    const auto* nsdef = owner.registry_.find(resources::namespaces());
-    const auto* b = nsdef ? find_bucket(*nsdef) : nullptr;
-    if (!b) return false;
-    std::vector<std::string> names;
-    for (const auto& [key, obj] : *b) names.push_back(key.name);
     bool changed = false;
-    for (const auto& ns : names) changed |= publish_root_ca(ns, now);
+    for (const auto& ns : namespace_names()) changed |= publish_root_ca(ns, now);
     return changed;
 }
 

@@ -95,13 +95,8 @@ bool object_store::impl::ensure_default_service_account(std::string_view ns, wal
 
 bool object_store::impl::service_account_step(wall_time now) {
     if (!service_account_controller) return false;
-    const auto* nsdef = owner.registry_.find(resources::namespaces());
-    const auto* b = nsdef ? find_bucket(*nsdef) : nullptr;
-    if (!b) return false;
-    std::vector<std::string> names;
-    for (const auto& [key, obj] : *b) names.push_back(key.name);
     bool changed = false;
-    for (const auto& ns : names) changed |= ensure_default_service_account(ns, now);
+    for (const auto& ns : namespace_names()) changed |= ensure_default_service_account(ns, now);
     return changed;
 }
 

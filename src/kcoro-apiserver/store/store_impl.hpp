@@ -58,6 +58,8 @@ public:
     bool publish_root_ca(std::string_view ns, wall_time now);
     /// publish_root_ca for every namespace.
     bool root_ca_step(wall_time now);
+    /// The names of the namespaces stored now (a copy: the syncs write).
+    std::vector<std::string> namespace_names() const;
     /// The ReplicaSets and Pods of Deployments (workload_simulation.cpp).
     bool simulate_pods_step(wall_time now);
 
