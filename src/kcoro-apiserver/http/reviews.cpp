@@ -107,6 +107,18 @@ json::object user_info_json(const user_info& u) {
     return info;
 }
 
+// The object a review answers, as the create handler leaves it: the
+// managedFields its field manager records, then the zero metadata.
+void as_created(json::object& body, std::string_view field_manager, wall_time now) {
+    if (!field_manager.empty()) {
+        update_options o;
+        o.manager = std::string(field_manager);
+        o.now = now;
+        body = update_managed_fields(json::object{}, std::move(body), o);
+    }
+    zero_metadata(body);
+}
+
 } // namespace
 
 bool is_review(const group_version_resource& gvr) {
@@ -149,13 +161,7 @@ result<json::object> answer_review(const access_control& access, const object_st
             status["user"] = json::object{};
             status["error"] = "invalid bearer token";
         }
-        if (!field_manager.empty()) {
-            update_options o;
-            o.manager = std::string(field_manager);
-            o.now = now;
-            body = update_managed_fields(json::object{}, std::move(body), o);
-        }
-        zero_metadata(body);
+        as_created(body, field_manager, now);
         return json::object{{"kind", "TokenReview"},
                             {"apiVersion", "authentication.k8s.io/v1"},
                             {"metadata", body["metadata"]},
@@ -213,13 +219,7 @@ result<json::object> answer_review(const access_control& access, const object_st
         }
     }
     auto decision = access.decide(attributes_of(subject, spec));
-    if (!field_manager.empty()) {
-        update_options o;
-        o.manager = std::string(field_manager);
-        o.now = now;
-        body = update_managed_fields(json::object{}, std::move(body), o);
-    }
-    zero_metadata(body);
+    as_created(body, field_manager, now);
     if (r == "localsubjectaccessreviews") body["metadata"].as_object()["namespace"] = ns;
     // The Go type's field order: kind, apiVersion, metadata, spec, status.
     return json::object{{"kind", kind},
