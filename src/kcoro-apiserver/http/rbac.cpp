@@ -106,64 +106,49 @@ std::string describe_subject(const json::object& s, std::string_view binding_ns)
     return kind + " \"" + name + "\"";
 }
 
-std::vector<json::object> items(const object_store& store, const group_version_resource& gvr, std::string_view ns) {
-    std::vector<json::object> out;
-    auto l = store.list(gvr, ns, list_options{});
-    if (!l) return out;
-    if (const auto* its = l->if_contains("items"); its && its->is_array()) {
-        for (const auto& i : its->get_array()) {
-            if (i.is_object()) out.push_back(i.get_object());
-        }
-    }
-    return out;
-}
-
-// GetRoleReferenceRules.
-std::vector<json::object> role_rules(const object_store& store, const json::object& binding, std::string_view ns) {
-    std::vector<json::object> out;
+// GetRoleReferenceRules: the referenced role's rules, shared with the store
+// (the authorizer runs on every request: nothing is copied).
+const json::array* role_rules(const object_store& store, const json::object& binding, std::string_view ns) {
     const auto* ref = binding.if_contains("roleRef");
-    if (!ref || !ref->is_object()) return out;
+    if (!ref || !ref->is_object()) return nullptr;
     const auto kind = str(ref->get_object(), "kind");
     const auto name = str(ref->get_object(), "name");
-    result<json::object> role = kind == "Role"          ? store.get(roles, ns, name)
-                                : kind == "ClusterRole" ? store.get(cluster_roles, "", name)
-                                                        : result<json::object>(error(kcoro_errc::invalid_argument, "kind"));
-    if (!role) return out;
-    if (const auto* rules = role->if_contains("rules"); rules && rules->is_array()) {
-        for (const auto& r : rules->get_array()) {
-            if (r.is_object()) out.push_back(r.get_object());
-        }
-    }
-    return out;
+    object_ptr role = kind == "Role" ? store.find(roles, ns, name) : kind == "ClusterRole" ? store.find(cluster_roles, "", name) : nullptr;
+    if (!role) return nullptr;
+    const auto* rules = role->if_contains("rules");
+    // The store keeps the role alive while the request runs (no write in between).
+    return rules && rules->is_array() ? &rules->get_array() : nullptr;
 }
 
 // VisitRulesFor: cluster role bindings, then (with a namespace) the namespace's
 // role bindings; `visit` returns false to stop.
 void visit_rules(const object_store& store, const user_info& user, std::string_view ns,
                  const std::function<bool(const std::string& source, const json::object& rule)>& visit) {
-    for (const auto& b : items(store, cluster_role_bindings, "")) {
-        int i = applies_to(user, b, "");
-        if (i < 0) continue;
-        const auto& ref = b.at("roleRef").as_object();
-        const std::string source = "ClusterRoleBinding \"" + std::string(name_of(b)) + "\" of " + str(ref, "kind") +
-                                   " \"" + str(ref, "name") + "\" to " +
-                                   describe_subject(b.at("subjects").as_array()[static_cast<std::size_t>(i)].as_object(), "");
-        for (const auto& rule : role_rules(store, b, "")) {
-            if (!visit(source, rule)) return;
-        }
-    }
-    if (ns.empty()) return;
-    for (const auto& b : items(store, role_bindings, ns)) {
-        int i = applies_to(user, b, ns);
-        if (i < 0) continue;
-        const auto& ref = b.at("roleRef").as_object();
-        const std::string source = "RoleBinding \"" + std::string(name_of(b)) + "/" + std::string(ns) + "\" of " +
-                                   str(ref, "kind") + " \"" + str(ref, "name") + "\" to " +
-                                   describe_subject(b.at("subjects").as_array()[static_cast<std::size_t>(i)].as_object(), ns);
-        for (const auto& rule : role_rules(store, b, ns)) {
-            if (!visit(source, rule)) return;
-        }
-    }
+    // One pass per binding kind; `stop` once the visitor has its answer.
+    bool stop = false;
+    auto walk = [&](const group_version_resource& gvr, std::string_view binding_ns, std::string_view kind_word) {
+        store.for_each(gvr, binding_ns, [&](const object_ptr& b) {
+            if (stop) return;
+            const int i = applies_to(user, *b, binding_ns);
+            if (i < 0) return;
+            const auto* rules = role_rules(store, *b, binding_ns);
+            if (!rules) return;
+            const auto& ref = b->at("roleRef").as_object();
+            const std::string name = binding_ns.empty() ? std::string(name_of(*b))
+                                                        : std::string(name_of(*b)) + "/" + std::string(binding_ns);
+            const std::string source =
+                std::string(kind_word) + " \"" + name + "\" of " + str(ref, "kind") + " \"" + str(ref, "name") + "\" to " +
+                describe_subject(b->at("subjects").as_array()[static_cast<std::size_t>(i)].as_object(), binding_ns);
+            for (const auto& rule : *rules) {
+                if (rule.is_object() && !visit(source, rule.get_object())) {
+                    stop = true;
+                    return;
+                }
+            }
+        });
+    };
+    walk(cluster_role_bindings, "", "ClusterRoleBinding");
+    if (!ns.empty() && !stop) walk(role_bindings, ns, "RoleBinding");
 }
 
 request_context bootstrap_ctx(wall_time now) {

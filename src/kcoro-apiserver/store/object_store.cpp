@@ -109,6 +109,26 @@ bool object_store::sharded_list_and_watch() const noexcept { return impl_->confi
 
 // --- impl ---------------------------------------------------------------------
 
+void object_store::for_each(const group_version_resource& gvr, std::string_view ns,
+                            const std::function<void(const object_ptr&)>& f) const {
+    const auto* def = registry_.find(gvr);
+    const auto* b = def ? impl_->find_bucket(*def) : nullptr;
+    if (!b) return;
+    if (ns.empty()) {
+        for (const auto& [key, obj] : *b) f(obj);
+        return;
+    }
+    // Keys order by namespace first: the namespace's objects are one run.
+    for (auto it = b->lower_bound(object_key{std::string(ns), std::string{}}); it != b->end() && it->first.ns == ns; ++it) {
+        f(it->second);
+    }
+}
+
+object_ptr object_store::find(const group_version_resource& gvr, std::string_view ns, std::string_view name) const {
+    const auto* def = registry_.find(gvr);
+    return def ? impl_->find(*def, ns, name) : nullptr;
+}
+
 namespace {
 
 // Boost.JSON 1.81 parses a number beyond the double range (1e999) as an

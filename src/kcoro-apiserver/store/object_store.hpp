@@ -273,6 +273,14 @@ public:
 
     /// Number of objects stored for a resource (all namespaces); for tests and metrics.
     std::size_t count(const group_version_resource& gvr) const;
+    /// The stored objects of a resource in `ns` ("" for every namespace), in
+    /// key order, shared rather than copied: for readers inside the server
+    /// that run on every request (the RBAC authorizer). Storage form (no
+    /// version conversion); nothing may be written while iterating.
+    void for_each(const group_version_resource& gvr, std::string_view ns,
+                  const std::function<void(const object_ptr&)>& f) const;
+    /// One stored object, shared (nullptr when absent); as for_each.
+    object_ptr find(const group_version_resource& gvr, std::string_view ns, std::string_view name) const;
 
     /// Implementation detail (store_impl.hpp).
     class impl;
