@@ -3,6 +3,7 @@
 // appliesTo, the binding describers), rbacv1helpers (the matchers),
 // bootstrappolicy/policy.go and cluster_role_bindings (the bootstrap policy).
 #include "http/rbac.hpp"
+#include "store/core_validation.hpp"
 
 #include <kcoro/core/object.hpp>
 
@@ -19,11 +20,6 @@ const group_version_resource roles{"rbac.authorization.k8s.io", "v1", "roles"};
 const group_version_resource cluster_roles{"rbac.authorization.k8s.io", "v1", "clusterroles"};
 const group_version_resource role_bindings{"rbac.authorization.k8s.io", "v1", "rolebindings"};
 const group_version_resource cluster_role_bindings{"rbac.authorization.k8s.io", "v1", "clusterrolebindings"};
-
-std::string str(const json::object& o, std::string_view k) {
-    const auto* v = o.if_contains(k);
-    return v && v->is_string() ? std::string(v->get_string()) : std::string{};
-}
 
 std::vector<std::string> strings(const json::object& o, std::string_view k) {
     std::vector<std::string> out;
@@ -82,12 +78,12 @@ int applies_to(const user_info& user, const json::object& binding, std::string_v
     for (std::size_t i = 0; i < subjects->get_array().size(); ++i) {
         const auto* s = subjects->get_array()[i].if_object();
         if (!s) continue;
-        const auto kind = str(*s, "kind");
-        const auto name = str(*s, "name");
+        const auto kind = validation::str_at(*s, "kind");
+        const auto name = validation::str_at(*s, "name");
         if (kind == "User" && user.name == name) return static_cast<int>(i);
         if (kind == "Group" && has(user.groups, name)) return static_cast<int>(i);
         if (kind == "ServiceAccount") {
-            auto ns = str(*s, "namespace");
+            auto ns = validation::str_at(*s, "namespace");
             if (ns.empty()) ns = std::string(binding_ns);
             if (!ns.empty() && is_service_account(user.name, ns, name)) return static_cast<int>(i);
         }
@@ -97,10 +93,10 @@ int applies_to(const user_info& user, const json::object& binding, std::string_v
 
 // describeSubject.
 std::string describe_subject(const json::object& s, std::string_view binding_ns) {
-    const auto kind = str(s, "kind");
-    auto name = str(s, "name");
+    const auto kind = validation::str_at(s, "kind");
+    auto name = validation::str_at(s, "name");
     if (kind == "ServiceAccount") {
-        auto ns = str(s, "namespace");
+        auto ns = validation::str_at(s, "namespace");
         name += "/" + (ns.empty() ? std::string(binding_ns) : ns);
     }
     return kind + " \"" + name + "\"";
@@ -111,8 +107,8 @@ std::string describe_subject(const json::object& s, std::string_view binding_ns)
 const json::array* role_rules(const object_store& store, const json::object& binding, std::string_view ns) {
     const auto* ref = binding.if_contains("roleRef");
     if (!ref || !ref->is_object()) return nullptr;
-    const auto kind = str(ref->get_object(), "kind");
-    const auto name = str(ref->get_object(), "name");
+    const auto kind = validation::str_at(ref->get_object(), "kind");
+    const auto name = validation::str_at(ref->get_object(), "name");
     object_ptr role = kind == "Role" ? store.find(roles, ns, name) : kind == "ClusterRole" ? store.find(cluster_roles, "", name) : nullptr;
     if (!role) return nullptr;
     const auto* rules = role->if_contains("rules");
@@ -137,7 +133,7 @@ void visit_rules(const object_store& store, const user_info& user, std::string_v
             const std::string name = binding_ns.empty() ? std::string(name_of(*b))
                                                         : std::string(name_of(*b)) + "/" + std::string(binding_ns);
             const std::string source =
-                std::string(kind_word) + " \"" + name + "\" of " + str(ref, "kind") + " \"" + str(ref, "name") + "\" to " +
+                std::string(kind_word) + " \"" + name + "\" of " + validation::str_at(ref, "kind") + " \"" + validation::str_at(ref, "name") + "\" to " +
                 describe_subject(b->at("subjects").as_array()[static_cast<std::size_t>(i)].as_object(), binding_ns);
             for (const auto& rule : *rules) {
                 if (rule.is_object() && !visit(source, rule.get_object())) {
@@ -223,7 +219,7 @@ void bootstrap_rbac(object_store& store, wall_time now) {
     const json::value all_roles = json::parse(roles_json);  // named: a range-for over parse(...).as_array() dangles
     for (const auto& r : all_roles.as_array()) {
         const auto& ro = r.as_object();
-        const auto name = str(ro, "name");
+        const auto name = validation::str_at(ro, "name");
         if (store.get(cluster_roles, "", name)) continue;
         json::object meta = meta_extra;
         meta["name"] = name;
@@ -234,7 +230,7 @@ void bootstrap_rbac(object_store& store, wall_time now) {
     const json::value all_bindings = json::parse(bindings_json);
     for (const auto& b : all_bindings.as_array()) {
         const auto& bo = b.as_object();
-        const auto name = str(bo, "name");
+        const auto name = validation::str_at(bo, "name");
         if (store.get(cluster_role_bindings, "", name)) continue;
         json::array subjects;
         for (const auto& g : bo.at("groups").as_array()) {
@@ -245,7 +241,7 @@ void bootstrap_rbac(object_store& store, wall_time now) {
         json::object binding{{"apiVersion", "rbac.authorization.k8s.io/v1"}, {"kind", "ClusterRoleBinding"},
                              {"metadata", std::move(meta)},
                              {"roleRef", json::object{{"apiGroup", "rbac.authorization.k8s.io"}, {"kind", "ClusterRole"},
-                                                      {"name", str(bo, "role")}}},
+                                                      {"name", validation::str_at(bo, "role")}}},
                              {"subjects", std::move(subjects)}};
         (void)store.create(ctx, cluster_role_bindings, "", std::move(binding));
     }

@@ -1,6 +1,7 @@
 // Each review follows its REST Create and the validation of
 // pkg/apis/authorization/validation/validation.go (v1.32).
 #include "http/reviews.hpp"
+#include "store/core_validation.hpp"
 #include "http/rbac.hpp"
 #include "http/service_account_tokens.hpp"
 #include "server_side_apply.hpp"
@@ -17,11 +18,6 @@ namespace {
 constexpr std::string_view authorization = "authorization.k8s.io";
 constexpr std::string_view authentication = "authentication.k8s.io";
 
-std::string str(const json::object& o, std::string_view k) {
-    const auto* v = o.if_contains(k);
-    return v && v->is_string() ? std::string(v->get_string()) : std::string{};
-}
-
 const json::object* obj(const json::object& o, std::string_view k) {
     const auto* v = o.if_contains(k);
     return v && v->is_object() ? &v->get_object() : nullptr;
@@ -32,16 +28,16 @@ authz_attributes attributes_of(const user_info& user, const json::object& spec) 
     authz_attributes a;
     a.user = user;
     if (const auto* ra = obj(spec, "resourceAttributes")) {
-        a.verb = str(*ra, "verb");
-        a.group = str(*ra, "group");
-        a.resource = str(*ra, "resource");
-        a.subresource = str(*ra, "subresource");
-        a.ns = str(*ra, "namespace");
-        a.name = str(*ra, "name");
+        a.verb = validation::str_at(*ra, "verb");
+        a.group = validation::str_at(*ra, "group");
+        a.resource = validation::str_at(*ra, "resource");
+        a.subresource = validation::str_at(*ra, "subresource");
+        a.ns = validation::str_at(*ra, "namespace");
+        a.name = validation::str_at(*ra, "name");
     } else if (const auto* na = obj(spec, "nonResourceAttributes")) {
         a.resource_request = false;
-        a.verb = str(*na, "verb");
-        a.path = str(*na, "path");
+        a.verb = validation::str_at(*na, "verb");
+        a.path = validation::str_at(*na, "path");
     }
     return a;
 }
@@ -69,7 +65,7 @@ std::vector<status_cause> validate_spec(const json::object& spec, bool with_subj
     if (with_subject) {
         const auto* groups = spec.if_contains("groups");
         const bool any_group = groups && groups->is_array() && !groups->get_array().empty();
-        if (str(spec, "user").empty() && !any_group) {
+        if (validation::str_at(spec, "user").empty() && !any_group) {
             causes.push_back(errors::field_invalid("spec.user", "\"\"", "at least one of user or group must be specified"));
         }
     }
@@ -147,7 +143,7 @@ result<json::object> answer_review(const access_control& access, const object_st
         // tokenreview/storage.go: the server's token authenticators judge
         // spec.token; the review is answered, with the managedFields of the
         // create, as the access reviews.
-        const auto token = str(spec, "token");
+        const auto token = validation::str_at(spec, "token");
         json::object status;
         if (token.empty()) {
             return errors::invalid(std::string(authentication), "TokenReview", "",
@@ -170,7 +166,7 @@ result<json::object> answer_review(const access_control& access, const object_st
     }
     if (r == "selfsubjectrulesreviews") {
         // selfsubjectrulesreview/rest.go: only the status is answered.
-        const auto target = str(spec, "namespace");
+        const auto target = validation::str_at(spec, "namespace");
         if (target.empty()) return errors::bad_request("no namespace on request");
         json::object status;
         json::array resource_rules, non_resource_rules;
@@ -199,8 +195,8 @@ result<json::object> answer_review(const access_control& access, const object_st
                                                            : "LocalSubjectAccessReview";
     auto causes = validate_spec(spec, !self);
     if (r == "localsubjectaccessreviews") {
-        if (const auto* ra = obj(spec, "resourceAttributes"); ra && str(*ra, "namespace") != ns) {
-            causes.push_back(errors::field_invalid("spec.resourceAttributes.namespace", "\"" + str(*ra, "namespace") + "\"",
+        if (const auto* ra = obj(spec, "resourceAttributes"); ra && validation::str_at(*ra, "namespace") != ns) {
+            causes.push_back(errors::field_invalid("spec.resourceAttributes.namespace", "\"" + validation::str_at(*ra, "namespace") + "\"",
                                                    "must match metadata.namespace"));
         }
         if (obj(spec, "nonResourceAttributes")) {
@@ -211,7 +207,7 @@ result<json::object> answer_review(const access_control& access, const object_st
     user_info subject = user;
     if (!self) {
         // SubjectAccessReview: the user and groups the spec names.
-        subject = user_info{str(spec, "user"), {}};
+        subject = user_info{validation::str_at(spec, "user"), {}};
         if (const auto* g = spec.if_contains("groups"); g && g->is_array()) {
             for (const auto& x : g->get_array()) {
                 if (x.is_string()) subject.groups.emplace_back(x.get_string());

@@ -229,14 +229,7 @@ std::vector<status_cause> validate_object_meta(const resource_def& def, const js
         } else if (def.name_is_label) {
             msgs = validate_dns1123_label(name);
         } else if (def.name_check == name_rule::path_segment) {
-            // apimachinery api/validation/path/name.go IsValidPathSegmentName.
-            if (name == "." || name == "..") {
-                msgs.push_back("may not be '" + name + "'");
-            } else {
-                for (const char* bad : {"/", "%"}) {
-                    if (name.find(bad) != std::string::npos) msgs.push_back(std::string("may not contain '") + bad + "'");
-                }
-            }
+            msgs = path_segment_name_errors(name);
         } else {
             msgs = validate_dns1123_subdomain(name);
         }

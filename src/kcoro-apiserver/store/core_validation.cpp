@@ -19,6 +19,15 @@ namespace json = boost::json;
 
 std::string quoted(std::string_view s) { return json::serialize(json::value(s)); }
 
+std::vector<std::string> path_segment_name_errors(std::string_view name) {
+    if (name == "." || name == "..") return {"may not be '" + std::string(name) + "'"};
+    std::vector<std::string> out;
+    for (const char* bad : {"/", "%"}) {
+        if (name.find(bad) != std::string_view::npos) out.push_back(std::string("may not contain '") + bad + "'");
+    }
+    return out;
+}
+
 json::object& obj_at(json::object& o, std::string_view key) {
     auto& v = o[key];
     if (!v.is_object()) v = json::object{};

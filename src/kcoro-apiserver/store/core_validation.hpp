@@ -37,6 +37,9 @@ std::vector<std::string> config_map_key_errors(std::string_view key);
 /// validation.IsValidPortNum, and its message.
 bool valid_port(std::int64_t p);
 inline constexpr std::string_view port_range_msg = "must be between 1 and 65535, inclusive";
+/// apimachinery api/validation/path/name.go IsValidPathSegmentName (RBAC
+/// names and role references).
+std::vector<std::string> path_segment_name_errors(std::string_view name);
 /// validation.IsValidPortName (IANA_SVC_NAME).
 std::vector<std::string> port_name_errors(std::string_view n);
 /// supportedPortProtocols, sorted as the messages list them.

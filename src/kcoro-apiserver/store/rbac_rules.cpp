@@ -64,15 +64,6 @@ void rules_of(const json::object& obj, bool namespaced, std::vector<status_cause
     }
 }
 
-std::vector<std::string> rbac_name_errors(const std::string& name) {
-    if (name == "." || name == "..") return {"may not be '" + name + "'"};
-    std::vector<std::string> out;
-    for (const char* bad : {"/", "%"}) {
-        if (name.find(bad) != std::string::npos) out.push_back(std::string("may not contain '") + bad + "'");
-    }
-    return out;
-}
-
 void binding(json::object& obj, const json::object* old, bool namespaced, std::vector<status_cause>& causes) {
     auto& ref = obj_at(obj, "roleRef");
     set_default(ref, "apiGroup", "rbac.authorization.k8s.io");  // SetDefaults_(Cluster)RoleBinding
@@ -99,7 +90,7 @@ void binding(json::object& obj, const json::object* old, bool namespaced, std::v
     if (auto n = str_at(ref, "name"); n.empty()) {
         causes.push_back(errors::field_required("roleRef.name"));
     } else {
-        for (const auto& m : rbac_name_errors(n)) causes.push_back(errors::field_invalid("roleRef.name", quoted(n), m));
+        for (const auto& m : path_segment_name_errors(n)) causes.push_back(errors::field_invalid("roleRef.name", quoted(n), m));
     }
     if (const auto* subjects = obj.if_contains("subjects"); subjects && subjects->is_array()) {
         for (std::size_t i = 0; i < subjects->get_array().size(); ++i) {
