@@ -1,5 +1,4 @@
 #include "http/discovery.hpp"
-#include "http/scale.hpp"
 
 #include <kcoro/core/base64.hpp>
 
@@ -64,6 +63,15 @@ std::string storage_hash_for(const resource_registry& reg, const resource_def& d
         }
     }
     return storage_version_hash(d.gvr.group, d.gvr.version, d.kind);
+}
+
+// The subresources discovery lists for `d`, status among them, by name (the
+// installer's path order): each with what it answers.
+std::vector<subresource_def> listed_subresources(const resource_def& d) {
+    std::vector<subresource_def> subs = d.subresources;
+    if (d.has_status) subs.push_back({"status", "", "", d.kind, {"get", "patch", "update"}});
+    std::sort(subs.begin(), subs.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
+    return subs;
 }
 
 json::object subresource_entry(const resource_def& d, std::string_view sub, json::array verbs) {
@@ -151,21 +159,14 @@ std::optional<json::object> resource_list_document(const resource_registry& reg,
         }
         if (d->stored) r["storageVersionHash"] = storage_hash_for(reg, *d);
         resources.push_back(std::move(r));
-        if (has_scale(d->gvr)) {
-            auto e = subresource_entry(*d, "scale", json::array{"get", "patch", "update"});
-            e["group"] = "autoscaling";
-            e["version"] = "v1";
-            e["kind"] = "Scale";
-            resources.push_back(std::move(e));
-        }
-        if (d->has_status) {
-            resources.push_back(subresource_entry(*d, "status", json::array{"get", "patch", "update"}));
-        }
-        if (d->gvr.group.empty() && d->gvr.resource == "serviceaccounts") {
-            auto e = subresource_entry(*d, "token", json::array{"create"});
-            e["group"] = "authentication.k8s.io";
-            e["version"] = "v1";
-            e["kind"] = "TokenRequest";
+        for (const auto& s : listed_subresources(*d)) {
+            auto e = subresource_entry(*d, s.name, strings(s.verbs));
+            if (!s.group.empty() || !s.version.empty()) {
+                // Another group version's kind: named (APIResource's group, version).
+                e["group"] = s.group;
+                e["version"] = s.version;
+                e["kind"] = s.kind;
+            }
             resources.push_back(std::move(e));
         }
     }
@@ -306,21 +307,11 @@ json::object resource_entry(const resource_def& d) {
                    {"verbs", strings(d.verbs)}};
     if (!d.short_names.empty()) r["shortNames"] = strings(d.short_names);
     if (!d.categories.empty()) r["categories"] = strings(d.categories);
-    json::array subs;  // sorted by name
-    if (has_scale(d.gvr)) {
-        subs.push_back(json::object{{"subresource", "scale"},
-                                    {"responseKind", response_kind("autoscaling", "v1", "Scale")},
-                                    {"verbs", json::array{"get", "patch", "update"}}});
-    }
-    if (d.has_status) {
-        subs.push_back(json::object{{"subresource", "status"},
-                                    {"responseKind", response_kind("", "", d.kind)},
-                                    {"verbs", json::array{"get", "patch", "update"}}});
-    }
-    if (d.gvr.group.empty() && d.gvr.resource == "serviceaccounts") {
-        subs.push_back(json::object{{"subresource", "token"},
-                                    {"responseKind", response_kind("authentication.k8s.io", "v1", "TokenRequest")},
-                                    {"verbs", json::array{"create"}}});
+    json::array subs;
+    for (const auto& s : listed_subresources(d)) {
+        subs.push_back(json::object{{"subresource", s.name},
+                                    {"responseKind", response_kind(s.group, s.version, s.kind)},
+                                    {"verbs", strings(s.verbs)}});
     }
     if (!subs.empty()) r["subresources"] = std::move(subs);
     return r;

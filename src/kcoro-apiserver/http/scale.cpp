@@ -82,11 +82,6 @@ result<json::object> scale_from_deployment(const json::object& d) {
                         {"status", std::move(status)}};
 }
 
-bool has_scale(const group_version_resource& gvr) {
-    return gvr.group == "apps" &&
-           (gvr.resource == "deployments" || gvr.resource == "replicasets" || gvr.resource == "statefulsets");
-}
-
 result<json::object> apply_scale(json::object deployment, const json::object& scale, const group_version_resource& gvr) {
     const std::string name(name_of(deployment));
     std::int64_t replicas = 0;

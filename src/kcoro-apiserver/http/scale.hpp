@@ -30,10 +30,6 @@ namespace kcoro::apiserver::http {
 /// "" for a null or empty selector. 400-worthy selectors give an error.
 result<std::string> label_selector_string(const boost::json::value* selector);
 
-/// The workloads with a scale subresource (apps/v1 deployments, replicasets,
-/// statefulsets: each storage.go's ScaleREST).
-bool has_scale(const group_version_resource& gvr);
-
 /// The autoscaling/v1 Scale of a Deployment, ReplicaSet or StatefulSet
 /// (spec.replicas, status.replicas, the selector as a string).
 result<boost::json::object> scale_from_deployment(const boost::json::object& deployment);

@@ -1,5 +1,4 @@
 #include "http/surface.hpp"
-#include "http/scale.hpp"
 
 #include <algorithm>
 
@@ -18,11 +17,14 @@ bool has_verb(const resource_def& d, std::string_view verb) {
     return std::find(d.verbs.begin(), d.verbs.end(), verb) != d.verbs.end();
 }
 
-bool served_subresource(const resource_def& d, std::string_view sub) {
-    if (sub == "status") return d.has_status;
-    if (sub == "scale") return has_scale(d.gvr);
-    if (sub == "token") return d.gvr.group.empty() && d.gvr.resource == "serviceaccounts";
-    return false;
+// The served subresource `sub` of `d` (status, or one of d.subresources), or nullptr.
+const subresource_def* served_subresource(const resource_def& d, std::string_view sub) {
+    static const subresource_def status{"status", "", "", "", {"get", "patch", "update"}};
+    if (sub == "status") return d.has_status ? &status : nullptr;
+    for (const auto& s : d.subresources) {
+        if (s.name == sub) return &s;
+    }
+    return nullptr;
 }
 
 /// go-restful: the methods the route for this path shape has.
@@ -33,7 +35,8 @@ surface_answer builtin_routes(std::string_view method, const route& r, const res
     if (!d.namespaced && !r.ns.empty()) {
         return surface_answer::not_found_json;
     }
-    if (!r.subresource.empty() && (!served_subresource(d, r.subresource) || r.watch_path)) {
+    const subresource_def* sub = r.subresource.empty() ? nullptr : served_subresource(d, r.subresource);
+    if (!r.subresource.empty() && (!sub || r.watch_path)) {
         return surface_answer::not_found_json;
     }
     if (!d.stored) {
@@ -44,10 +47,14 @@ surface_answer builtin_routes(std::string_view method, const route& r, const res
     std::vector<std::string_view> allowed;
     if (r.watch_path) {
         allowed = {"GET"};
-    } else if (r.subresource == "token") {
-        allowed = {"POST"};  // TokenRequest: a Creater only
-    } else if (!r.subresource.empty()) {
-        allowed = {"GET", "PUT", "PATCH"};
+    } else if (sub) {
+        // The routes its verbs install (endpoints/installer.go).
+        for (const auto& v : sub->verbs) {
+            if (v == "get") allowed.push_back("GET");
+            if (v == "update") allowed.push_back("PUT");
+            if (v == "patch") allowed.push_back("PATCH");
+            if (v == "create") allowed.push_back("POST");
+        }
     } else if (r.name.empty()) {
         allowed = {"GET"};
         if (!(d.namespaced && r.ns.empty())) {

@@ -9,6 +9,9 @@ namespace {
 const std::vector<std::string> all_verbs{"create", "delete", "deletecollection", "get",
                                          "list",   "patch",  "update",           "watch"};
 
+// The Scale subresource of the apps workloads (each storage.go's ScaleREST).
+subresource_def scale_subresource() { return {"scale", "autoscaling", "v1", "Scale", {"get", "patch", "update"}}; }
+
 resource_def builtin(std::string group, std::string version, std::string resource, std::string kind,
                      bool namespaced) {
     resource_def d;
@@ -62,8 +65,11 @@ void add_workload_kinds(resource_registry& r) {
         d.return_deleted_object = true;
         r.add(std::move(d));
     }
-    r.add(kind("apps", "replicasets", "ReplicaSet", true, {"rs"}, true, true));
-    r.add(kind("apps", "statefulsets", "StatefulSet", true, {"sts"}, true, true));
+    for (auto [res, k, short_name] : {std::tuple{"replicasets", "ReplicaSet", "rs"}, std::tuple{"statefulsets", "StatefulSet", "sts"}}) {
+        auto d = kind("apps", res, k, true, {short_name}, true, true);
+        d.subresources = {scale_subresource()};
+        r.add(std::move(d));
+    }
     r.add(kind("apps", "daemonsets", "DaemonSet", true, {"ds"}, true, true));
     r.add(kind("batch", "jobs", "Job", true, {}, true, true));
     r.add(kind("batch", "cronjobs", "CronJob", true, {"cj"}, true, true));
@@ -134,6 +140,8 @@ resource_registry resource_registry::with_builtins() {
         auto d = builtin("", "v1", "serviceaccounts", "ServiceAccount", true);
         d.short_names = {"sa"};
         d.return_deleted_object = true;
+        // TokenRequest (storage/token.go): a Creater only.
+        d.subresources = {{"token", "authentication.k8s.io", "v1", "TokenRequest", {"create"}}};
         r.add(std::move(d));
     }
     {
@@ -147,6 +155,7 @@ resource_registry resource_registry::with_builtins() {
         d.short_names = {"deploy"};
         d.categories = {"all"};
         d.has_status = true;
+        d.subresources = {scale_subresource()};
         r.add(std::move(d));
     }
     {

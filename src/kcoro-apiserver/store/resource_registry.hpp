@@ -26,6 +26,14 @@ enum class name_rule {
     path_segment,  // path.IsValidPathSegmentName (RBAC): not "." or "..", no '/' or '%'
 };
 
+/// A subresource served besides status (deployments/scale,
+/// serviceaccounts/token): what discovery lists and the routes accept.
+struct subresource_def {
+    std::string name;                    // "scale"
+    std::string group, version, kind;    // what it answers: autoscaling/v1 Scale
+    std::vector<std::string> verbs;      // "get", "patch", "update"; "create"
+};
+
 /// Everything the server knows about one resource at one group/version.
 struct resource_def {
     group_version_resource gvr;
@@ -37,6 +45,7 @@ struct resource_def {
     std::vector<std::string> categories;   // "all"
     std::vector<std::string> verbs;        // as discovery lists them
     bool has_status = false;               // a status subresource is served
+    std::vector<subresource_def> subresources;  // the others served, by name
     /// An update without metadata.resourceVersion is allowed (AllowUnconditionalUpdate).
     bool allow_unconditional_update = true;
     /// PUT on a missing object creates it (AllowCreateOnUpdate).
