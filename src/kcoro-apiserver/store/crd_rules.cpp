@@ -118,6 +118,7 @@ std::vector<resource_def> resource_defs_of_crd(const json::object& crd) {
         d.verbs = {"delete", "deletecollection", "get", "list", "patch", "create", "update", "watch"};
         const auto* sub = obj_in(*v, "subresources");
         d.has_status = sub && sub->contains("status");
+        d.tracks_generation = true;  // customresource strategy.go
         // customresource strategy: no unconditional update, no create on update.
         d.allow_unconditional_update = false;
         d.allow_create_on_update = false;

@@ -13,7 +13,6 @@
 #include <boost/json/serialize.hpp>
 
 #include <algorithm>
-#include <set>
 #include <cmath>
 #include <cstdio>
 #include <ostream>
@@ -347,15 +346,7 @@ std::optional<error> check_namespace(const object_store::impl& im, const resourc
 
 bool finalized(const resource_def& def, const json::object& obj);
 
-bool tracks_generation(const resource_def& def) {
-    // Kinds whose strategies maintain metadata.generation (configmaps,
-    // secrets, services... have none in kube-apiserver).
-    // The strategies that set Generation = 1 on create (v1.32 pkg/registry).
-    static const std::set<std::string, std::less<>> tracked{
-        "deployments", "replicasets", "statefulsets", "daemonsets", "jobs", "cronjobs", "poddisruptionbudgets",
-        "ingresses", "networkpolicies", "endpointslices", "customresourcedefinitions"};
-    return !def.crd_name.empty() || tracked.contains(def.gvr.resource);
-}
+bool tracks_generation(const resource_def& def) { return def.tracks_generation; }
 
 // The part of an object whose change bumps generation.
 bool spec_changed(const resource_def& def, const json::object& a, const json::object& b) {

@@ -181,6 +181,14 @@ resource_registry resource_registry::with_builtins() {
         d.allow_unconditional_update = false;
         r.add(std::move(d));
     }
+    // The strategies that set Generation = 1 on create (v1.32 pkg/registry/*/strategy.go).
+    for (const char* resource : {"deployments", "replicasets", "statefulsets", "daemonsets", "jobs", "cronjobs",
+                                 "poddisruptionbudgets", "ingresses", "networkpolicies", "endpointslices",
+                                 "customresourcedefinitions"}) {
+        for (auto& [gvr, def] : r.defs_) {
+            if (gvr.resource == resource) def->tracks_generation = true;
+        }
+    }
     return r;
 }
 

@@ -46,6 +46,9 @@ struct resource_def {
     std::vector<std::string> verbs;        // as discovery lists them
     bool has_status = false;               // a status subresource is served
     std::vector<subresource_def> subresources;  // the others served, by name
+    /// The strategy maintains metadata.generation (PrepareForCreate sets it
+    /// to 1): Deployments, CRDs, custom resources, ...; not ConfigMaps or Pods.
+    bool tracks_generation = false;
     /// An update without metadata.resourceVersion is allowed (AllowUnconditionalUpdate).
     bool allow_unconditional_update = true;
     /// PUT on a missing object creates it (AllowCreateOnUpdate).
