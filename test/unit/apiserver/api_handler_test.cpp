@@ -1,4 +1,5 @@
 #include "http/api_handler.hpp"
+#include "handler_fixture.hpp"
 #include "http/table.hpp"
 
 #include <boost/asio/co_spawn.hpp>
@@ -21,6 +22,8 @@ using namespace std::chrono_literals;
 
 namespace {
 
+using kcoro::apiserver::http::test::fixture;
+
 struct collecting_writer final : io::http_stream_writer {
     std::vector<std::string> chunks;
     bool open = true;
@@ -41,49 +44,6 @@ struct collecting_writer final : io::http_stream_writer {
             i = nl + 1;
         }
         return out;
-    }
-};
-
-struct fixture {
-    asio::io_context io;
-    io::manual_clock clk;
-    object_store store{store_config{}, clk.wall_now()};
-    access_control access;
-    fault_table faults;
-    watch_hub hub;
-    api_handler handler{store, clk, access, faults, hub, handler_options{10s, 1800s, "127.0.0.1:1"}};
-    io::http_headers extra;  // sent with every request (impersonation headers)
-
-    explicit fixture(store_config config = {}) : store{std::move(config), clk.wall_now()} {
-        store.set_commit_hook([this](revision_t rev) {
-            handler.on_commit(rev);
-            hub.notify();
-        });
-    }
-
-    io::http_reply call(std::string method, std::string target, std::string body = {},
-                        std::string content_type = "application/json", std::string auth = {}) {
-        io::http_request req;
-        req.method = std::move(method);
-        req.target = std::move(target);
-        req.body = std::move(body);
-        req.headers.emplace_back("Content-Type", std::move(content_type));
-        req.headers.emplace_back("User-Agent", "kubectl/v1.32.4 (linux/amd64)");
-        if (!auth.empty()) req.headers.emplace_back("Authorization", std::move(auth));
-        req.headers.insert(req.headers.end(), extra.begin(), extra.end());
-        std::optional<io::http_reply> out;
-        auto run = [&]() -> asio::awaitable<void> { out = co_await handler(std::move(req)); };
-        asio::co_spawn(io, run(), asio::detached);
-        io.restart();
-        io.poll();
-        REQUIRE(out.has_value());
-        return std::move(*out);
-    }
-    io::http_response answer(std::string method, std::string target, std::string body = {},
-                             std::string content_type = "application/json", std::string auth = {}) {
-        auto r = call(std::move(method), std::move(target), std::move(body), std::move(content_type), std::move(auth));
-        REQUIRE(std::holds_alternative<io::http_response>(r));
-        return std::get<io::http_response>(std::move(r));
     }
 };
 

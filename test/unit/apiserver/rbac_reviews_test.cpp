@@ -1,18 +1,15 @@
 // --authorization-mode=RBAC over the stored roles and bindings (http/rbac.cpp)
 // and the review APIs (http/reviews.cpp), through the handler.
 #include "http/api_handler.hpp"
+#include "handler_fixture.hpp"
 #include "http/discovery.hpp"
 #include "http/rbac.hpp"
 
-#include <boost/asio/co_spawn.hpp>
-#include <boost/asio/detached.hpp>
-#include <boost/asio/io_context.hpp>
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 
 #include <doctest/doctest.h>
 
-namespace asio = boost::asio;
 namespace json = boost::json;
 using namespace kcoro;
 using namespace kcoro::apiserver;
@@ -21,16 +18,11 @@ using namespace std::chrono_literals;
 
 namespace {
 
-struct rbac_fixture {
-    asio::io_context io;
-    io::manual_clock clk;
-    object_store store{store_config{}, clk.wall_now()};
-    access_control access;
-    fault_table faults;
-    watch_hub hub;
-    api_handler handler{store, clk, access, faults, hub, handler_options{10s, 1800s, "127.0.0.1:1"}};
-
+// The handler with tokens (and RBAC, unless asked not to); requests without
+// a User-Agent, so reviews carry no managedFields.
+struct rbac_fixture : kcoro::apiserver::http::test::fixture {
     explicit rbac_fixture(bool rbac = true) {
+        user_agent.clear();
         token_table tokens;
         tokens.add("t-admin", {"admin", {"system:masters"}});
         tokens.add("t-alice", {"alice", {"devs"}});
@@ -42,21 +34,8 @@ struct rbac_fixture {
         }
     }
     io::http_response call(std::string method, std::string target, std::string body, std::string token) {
-        io::http_request req;
-        req.method = std::move(method);
-        req.target = std::move(target);
-        req.body = std::move(body);
-        req.headers.emplace_back("Content-Type", "application/json");
-        if (!token.empty()) req.headers.emplace_back("Authorization", "Bearer " + token);
-        std::optional<io::http_reply> out;
-        auto run = [&]() -> asio::awaitable<void> { out = co_await handler(std::move(req)); };
-        asio::co_spawn(io, run(), asio::detached);
-        io.restart();
-        io.poll();
-        REQUIRE(out.has_value());
-        auto* resp = std::get_if<io::http_response>(&*out);
-        REQUIRE(resp != nullptr);
-        return *resp;
+        return answer(std::move(method), std::move(target), std::move(body), "application/json",
+                      token.empty() ? std::string{} : "Bearer " + token);
     }
     json::object post(std::string target, std::string body, std::string token, int want = 201) {
         auto r = call("POST", std::move(target), std::move(body), std::move(token));
@@ -287,20 +266,10 @@ TEST_CASE("aggregated discovery: the Accept header's first acceptable form decid
     CHECK(aggregated_discovery_version("").empty());
     CHECK(aggregated_discovery_version("*/*").empty());
     rbac_fixture f(false);
-    io::http_request req;
-    req.method = "GET";
-    req.target = "/apis";
-    req.headers.emplace_back("Accept", "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList");
-    req.headers.emplace_back("Authorization", "Bearer t-alice");
-    std::optional<io::http_reply> out;
-    auto run = [&]() -> asio::awaitable<void> { out = co_await f.handler(std::move(req)); };
-    asio::co_spawn(f.io, run(), asio::detached);
-    f.io.run();
-    REQUIRE(out.has_value());
-    auto* resp = std::get_if<io::http_response>(&*out);
-    REQUIRE(resp);
-    CHECK(resp->content_type == "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList");
-    auto doc = json::parse(resp->body).as_object();
+    f.extra.emplace_back("Accept", "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList");
+    auto resp = f.call("GET", "/apis", "", "t-alice");
+    CHECK(resp.content_type == "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList");
+    auto doc = json::parse(resp.body).as_object();
     bool rbac = false;
     for (const auto& it : doc.at("items").as_array()) {
         rbac = rbac || it.at("metadata").as_object().at("name") == "rbac.authorization.k8s.io";
