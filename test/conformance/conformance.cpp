@@ -2080,6 +2080,14 @@ asio::awaitable<void> workload_kinds(ctx& x) {
     EXPECT(str(kcoro::find_path(*st, {"spec", "template", "spec", "containers"})->as_array()[0].as_object().if_contains(
                "imagePullPolicy")) == "IfNotPresent",
            "a tagged image is IfNotPresent");
+    // An empty selector: ValidateDeploymentSpec's message, the selector printed as Go's %#v.
+    json::object empty_sel = deployment_obj(x, "emptysel");
+    empty_sel["spec"].as_object()["selector"] = json::object{};
+    auto es = co_await x.c.create(kcoro::resources::deployments(), x.ns, empty_sel, co);
+    must_fail(es, kcoro::api_errc::invalid,
+              "spec.selector: Invalid value: v1.LabelSelector{MatchLabels:map[string]string(nil), "
+              "MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: empty selector is invalid for deployment",
+              "a Deployment with an empty selector");
     // The scale subresource of a StatefulSet (statefulset/storage/storage.go ScaleREST).
     auto scale_req = ctx::request(kcoro::http_method::patch,
                                   "/apis/apps/v1/namespaces/" + x.ns + "/statefulsets/s/scale", R"({"spec":{"replicas":3}})",

@@ -139,24 +139,9 @@ std::vector<status_cause> deployment_rules(json::object& obj, const json::object
         causes.push_back(errors::field_invalid("spec.replicas", json::serialize(spec.at("replicas")),
                                                "must be greater than or equal to 0"));
     }
-    const auto* sel = spec.if_contains("selector");
-    if (!sel || !sel->is_object() || sel->as_object().empty()) {
-        causes.push_back(errors::field_required("spec.selector"));
-    } else {
-        auto parsed = selector_of(sel->as_object());
-        const json::object* labels = nullptr;
-        if (const auto* md = tmpl.if_contains("metadata"); md && md->is_object()) {
-            if (const auto* l = md->as_object().if_contains("labels"); l && l->is_object()) labels = &l->as_object();
-        }
-        if (!parsed) {
-            causes.push_back(errors::field_invalid("spec.selector", json::serialize(*sel), "invalid label selector"));
-        } else if (parsed->empty()) {
-            causes.push_back(errors::field_invalid("spec.selector", json::serialize(*sel),
-                                                   "empty selector is invalid for deployment"));
-        } else if (!parsed->matches(labels)) {
-            causes.push_back(errors::field_invalid("spec.template.metadata.labels", go_string_map(labels),
-                                                   "`selector` does not match template `labels`"));
-        }
+    // ValidateDeploymentSpec's selector checks, shared with the other apps kinds.
+    check_selector(spec, "deployment", true, causes);
+    if (const auto* sel = spec.if_contains("selector"); sel && sel->is_object()) {
         if (old) {
             const auto* old_sel = find_path(*old, {"spec", "selector"});
             if (old_sel && *old_sel != *sel) {

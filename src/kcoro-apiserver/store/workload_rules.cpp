@@ -128,11 +128,47 @@ bool empty_selector(const json::object& sel) {
     return count("matchLabels") + count("matchExpressions") == 0;
 }
 
-// The selector and template checks the apps kinds share
-// (ValidateReplicaSetSpec, ValidateStatefulSetSpec, ValidateDaemonSetSpec):
-// `word` names the kind in "empty selector is invalid for <word>";
-// DaemonSets do not require a selector (a missing one selects nothing).
-void check_template(const json::object& spec, std::string_view word, bool selector_required,
+} // namespace
+
+// Go's %#v of a *metav1.LabelSelector, as field errors print it:
+// v1.LabelSelector{MatchLabels:map[string]string(nil), MatchExpressions:[]v1.LabelSelectorRequirement(nil)}.
+std::string go_label_selector(const json::object& sel) {
+    auto strings = [](const json::value* v) {
+        if (!v || !v->is_array()) return std::string("[]string(nil)");
+        std::string out = "[]string{";
+        for (std::size_t i = 0; i < v->as_array().size(); ++i) {
+            const auto& x = v->as_array()[i];
+            out += (i ? ", " : "") + quoted(x.is_string() ? std::string_view(x.get_string()) : std::string_view{});
+        }
+        return out + "}";
+    };
+    const auto* ml = sel.if_contains("matchLabels");
+    std::string out = "v1.LabelSelector{MatchLabels:";
+    out += ml && ml->is_object() ? go_string_map(&ml->as_object()) : std::string("map[string]string(nil)");
+    out += ", MatchExpressions:";
+    const auto* me = sel.if_contains("matchExpressions");
+    if (!me || !me->is_array()) {
+        out += "[]v1.LabelSelectorRequirement(nil)";
+    } else {
+        out += "[]v1.LabelSelectorRequirement{";
+        for (std::size_t i = 0; i < me->as_array().size(); ++i) {
+            const auto* r = me->as_array()[i].if_object();
+            const json::object empty;
+            const auto& ro = r ? *r : empty;
+            out += std::string(i ? ", " : "") + "v1.LabelSelectorRequirement{Key:" + quoted(str_at(ro, "key")) +
+                   ", Operator:" + quoted(str_at(ro, "operator")) + ", Values:" + strings(ro.if_contains("values")) + "}";
+        }
+        out += "}";
+    }
+    return out + "}";
+}
+
+// The selector checks of the apps kinds (ValidateDeploymentSpec,
+// ValidateReplicaSetSpec, ValidateStatefulSetSpec, ValidateDaemonSetSpec):
+// required, parses, not empty ("empty selector is invalid for <word>"), and
+// matches the template's labels. DaemonSets do not require a selector (a
+// missing one selects nothing).
+void check_selector(const json::object& spec, std::string_view word, bool selector_required,
                     std::vector<status_cause>& causes) {
     const auto* sel = spec.if_contains("selector");
     const json::object* tmpl = nullptr;
@@ -149,13 +185,21 @@ void check_template(const json::object& spec, std::string_view word, bool select
         causes.push_back(errors::field_invalid("spec.selector", json::serialize(*sel), "invalid label selector"));
     } else {
         if (empty_selector(sel->as_object())) {
-            causes.push_back(errors::field_invalid("spec.selector", json::serialize(*sel),
+            causes.push_back(errors::field_invalid("spec.selector", go_label_selector(sel->as_object()),
                                                    "empty selector is invalid for " + std::string(word)));
         } else if (!parsed->matches(labels)) {
             causes.push_back(errors::field_invalid("spec.template.metadata.labels", go_string_map(labels),
                                                    "`selector` does not match template `labels`"));
         }
     }
+}
+
+namespace {
+
+// The pod template's checks: containers required, ValidatePodSpec's modelled parts.
+void check_pod_template(const json::object& spec, std::vector<status_cause>& causes) {
+    const json::object* tmpl = nullptr;
+    if (const auto* t = spec.if_contains("template"); t && t->is_object()) tmpl = &t->as_object();
     if (!tmpl) return;
     const auto* pod = tmpl->if_contains("spec");
     if (!pod || !pod->is_object()) return;
@@ -298,7 +342,8 @@ std::vector<status_cause> replica_set_rules(json::object& obj, const json::objec
     default_template(spec);
     if (!old) obj["status"] = json::object{{"replicas", 0}};  // ReplicaSetStatus.replicas has no omitempty
     non_negative(spec, {"replicas", "minReadySeconds"}, causes);
-    check_template(spec, "deployment", true, causes);  // ValidateReplicaSetSpec says "deployment" too
+    check_selector(spec, "deployment", true, causes);  // ValidateReplicaSetSpec says "deployment" too
+    check_pod_template(spec, causes);
     restart_always(spec, causes);
     immutable(spec, old, "selector", causes);  // replicaSetStrategy.ValidateUpdate (apps/v1)
     return causes;
@@ -334,7 +379,8 @@ std::vector<status_cause> stateful_set_rules(json::object& obj, const json::obje
     if (auto t = str_at(spec.at("updateStrategy").as_object(), "type"); t != "RollingUpdate" && t != "OnDelete") {
         causes.push_back(errors::field_invalid("spec.updateStrategy", quoted(t), "must be 'RollingUpdate' or 'OnDelete'"));
     }
-    check_template(spec, "statefulset", true, causes);
+    check_selector(spec, "statefulset", true, causes);
+    check_pod_template(spec, causes);
     restart_always(spec, causes);
     if (old) {
         // ValidateStatefulSetUpdate: only these may change.
@@ -397,7 +443,8 @@ std::vector<status_cause> daemon_set_rules(json::object& obj, const json::object
         auto& annotations = obj_at(obj_at(obj, "metadata"), "annotations");
         annotations[key] = std::to_string(generation);
     }
-    check_template(spec, "daemonset", false, causes);
+    check_selector(spec, "daemonset", false, causes);
+    check_pod_template(spec, causes);
     restart_always(spec, causes);
     if (find_path(spec, {"template", "spec", "activeDeadlineSeconds"})) {
         causes.push_back(errors::field_forbidden("spec.template.spec.activeDeadlineSeconds",

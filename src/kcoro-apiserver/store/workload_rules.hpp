@@ -25,6 +25,14 @@ std::optional<label_selector> selector_of(const boost::json::object& sel);
 /// Go's %#v of a map[string]string, as validation messages print labels.
 std::string go_string_map(const boost::json::object* m);
 
+/// Go's %#v of a *metav1.LabelSelector (how an Invalid value prints it).
+std::string go_label_selector(const boost::json::object& sel);
+/// The apps kinds' selector checks on `spec` (required unless
+/// `selector_required` is false, parses, not empty: "empty selector is
+/// invalid for <word>", matches the template's labels).
+void check_selector(const boost::json::object& spec, std::string_view word, bool selector_required,
+                    std::vector<status_cause>& causes);
+
 std::vector<status_cause> pod_rules(boost::json::object& obj, const boost::json::object* old);
 std::vector<status_cause> replica_set_rules(boost::json::object& obj, const boost::json::object* old);
 std::vector<status_cause> stateful_set_rules(boost::json::object& obj, const boost::json::object* old);

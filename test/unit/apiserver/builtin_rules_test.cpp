@@ -489,3 +489,24 @@ TEST_CASE("services: ExternalName gets no cluster IP; a headless one keeps None 
     REQUIRE(h);
     CHECK(json::serialize(*find_path(*h, {"spec", "clusterIPs"})) == R"(["None"])");
 }
+
+TEST_CASE("deployments: an empty selector is invalid (not missing), printed as Go's %#v of the LabelSelector") {
+    object_store s;
+    auto d = deployment("d");
+    d["spec"].as_object()["selector"] = json::object{};
+    auto r = s.create(ctx_at(), resources::deployments(), "default", d);
+    REQUIRE_FALSE(r);
+    CHECK(status_message(r.error()).find(
+              "spec.selector: Invalid value: v1.LabelSelector{MatchLabels:map[string]string(nil), "
+              "MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: empty selector is invalid for deployment") !=
+          std::string::npos);
+    d["spec"].as_object()["selector"] = json::parse(R"({"matchLabels":{},"matchExpressions":[]})");
+    r = s.create(ctx_at(), resources::deployments(), "default", d);
+    REQUIRE_FALSE(r);
+    CHECK(status_message(r.error()).find("v1.LabelSelector{MatchLabels:map[string]string{}, "
+                                         "MatchExpressions:[]v1.LabelSelectorRequirement{}}") != std::string::npos);
+    d["spec"].as_object().erase("selector");
+    r = s.create(ctx_at(), resources::deployments(), "default", d);
+    REQUIRE_FALSE(r);
+    CHECK(status_message(r.error()).find("spec.selector: Required value") != std::string::npos);
+}
