@@ -2143,6 +2143,34 @@ asio::awaitable<void> workload_kinds(ctx& x) {
     kcoro::delete_options d{};
     auto del = co_await x.remove(pods, "p", d);
     EXPECT(del && *del && kcoro::name_of(**del) == "p", "deleting a pod answers the pod");
+
+    // Services without a cluster IP (service/storage/alloc.go): ExternalName gets none, headless keeps "None".
+    json::object ext = json::parse(R"({"apiVersion":"v1","kind":"Service","metadata":{"name":"ext"},
+        "spec":{"type":"ExternalName","externalName":"example.com"}})").as_object();
+    kcoro::set_namespace(ext, x.ns);
+    auto e = co_await x.create(x.svcs, ext);
+    EXPECT(kcoro::find_path(*e, {"spec", "clusterIP"}) == nullptr && kcoro::find_path(*e, {"spec", "clusterIPs"}) == nullptr,
+           "an ExternalName Service gets no cluster IP");
+    json::object headless = json::parse(R"({"apiVersion":"v1","kind":"Service","metadata":{"name":"headless"},
+        "spec":{"clusterIP":"None","selector":{"app":"x"},"ports":[{"port":80}]}})").as_object();
+    kcoro::set_namespace(headless, x.ns);
+    auto h = co_await x.create(x.svcs, headless);
+    EXPECT(json::serialize(*kcoro::find_path(*h, {"spec", "clusterIPs"})) == R"(["None"])", "a headless Service keeps None");
+
+    // kubectl get pods: printers.go's pod columns (a Table).
+    auto table_req = ctx::request(kcoro::http_method::get, x.ns_path("pods"), "", "",
+                                  "application/json;as=Table;v=v1;g=meta.k8s.io");
+    auto table = co_await x.raw(table_req);
+    std::string columns;
+    const json::value table_doc = json::parse(table.body);  // named: a range-for over parse(...).at(...) dangles
+    for (const auto& col : table_doc.as_object().at("columnDefinitions").as_array()) {
+        const auto& o = col.as_object();
+        columns += (columns.empty() ? "" : ", ") + str(o.if_contains("name")) + ":" + str(o.if_contains("type")) + ":" +
+                   std::to_string(o.at("priority").to_number<int>());
+    }
+    EXPECT(columns == "Name:string:0, Ready:string:0, Status:string:0, Restarts:string:0, Age:string:0, IP:string:1, "
+                      "Node:string:1, Nominated Node:string:1, Readiness Gates:string:1",
+           "the pods Table's columns: " + columns);
 }
 
 // issue 23: the review APIs and RBAC (kubectl auth can-i / whoami), as a
@@ -2317,7 +2345,15 @@ asio::awaitable<void> token_request(ctx& x) {
     // reads the account; kube-apiserver caches a token's authentication for
     // 10 s (tokencache), so it may take that long there: poll up to 15 s).
     kcoro::delete_options d{};
-    must(co_await x.remove(sas, "robot", d), "delete the account");
+    auto gone_sa = must(co_await x.remove(sas, "robot", d), "delete the account");
+    // ReturnDeletedObject (serviceaccount/storage/storage.go): the answer is the account.
+    EXPECT(gone_sa && kcoro::name_of(*gone_sa) == "robot" && kcoro::uid_of(*gone_sa) == kcoro::uid_of(*made),
+           "deleting a ServiceAccount answers the account");
+    // AllowCreateOnUpdate false (serviceaccount/strategy.go): a PUT does not create one.
+    json::object ghost = sa;
+    kcoro::set_name(ghost, "ghost");
+    auto put = co_await x.update(sas, ghost);
+    must_fail(put, kcoro::api_errc::not_found, "serviceaccounts \"ghost\" not found", "a PUT of a missing ServiceAccount");
     review["spec"].as_object()["token"] = token;
     bool gone = false;
     for (int i = 0; i < 150 && !gone; ++i) {
