@@ -102,18 +102,16 @@ std::string describe_subject(const json::object& s, std::string_view binding_ns)
     return kind + " \"" + name + "\"";
 }
 
-// GetRoleReferenceRules: the referenced role's rules, shared with the store
-// (the authorizer runs on every request: nothing is copied).
-const json::array* role_rules(const object_store& store, const json::object& binding, std::string_view ns) {
+// GetRoleReferenceRules: the referenced role, shared with the store (the
+// authorizer runs on every request: nothing is copied); nullptr when missing.
+object_ptr referenced_role(const object_store& store, const json::object& binding, std::string_view ns) {
     const auto* ref = binding.if_contains("roleRef");
     if (!ref || !ref->is_object()) return nullptr;
     const auto kind = validation::str_at(ref->get_object(), "kind");
     const auto name = validation::str_at(ref->get_object(), "name");
-    object_ptr role = kind == "Role" ? store.find(roles, ns, name) : kind == "ClusterRole" ? store.find(cluster_roles, "", name) : nullptr;
-    if (!role) return nullptr;
-    const auto* rules = role->if_contains("rules");
-    // The store keeps the role alive while the request runs (no write in between).
-    return rules && rules->is_array() ? &rules->get_array() : nullptr;
+    if (kind == "Role") return store.find(roles, ns, name);
+    if (kind == "ClusterRole") return store.find(cluster_roles, "", name);
+    return nullptr;
 }
 
 // VisitRulesFor: cluster role bindings, then (with a namespace) the namespace's
@@ -127,15 +125,17 @@ void visit_rules(const object_store& store, const user_info& user, std::string_v
             if (stop) return;
             const int i = applies_to(user, *b, binding_ns);
             if (i < 0) return;
-            const auto* rules = role_rules(store, *b, binding_ns);
-            if (!rules) return;
+            const object_ptr role = referenced_role(store, *b, binding_ns);
+            const auto* rules = role ? role->if_contains("rules") : nullptr;
+            if (!rules || !rules->is_array()) return;
             const auto& ref = b->at("roleRef").as_object();
             const std::string name = binding_ns.empty() ? std::string(name_of(*b))
                                                         : std::string(name_of(*b)) + "/" + std::string(binding_ns);
             const std::string source =
-                std::string(kind_word) + " \"" + name + "\" of " + validation::str_at(ref, "kind") + " \"" + validation::str_at(ref, "name") + "\" to " +
+                std::string(kind_word) + " \"" + name + "\" of " + validation::str_at(ref, "kind") + " \"" +
+                validation::str_at(ref, "name") + "\" to " +
                 describe_subject(b->at("subjects").as_array()[static_cast<std::size_t>(i)].as_object(), binding_ns);
-            for (const auto& rule : *rules) {
+            for (const auto& rule : rules->get_array()) {
                 if (rule.is_object() && !visit(source, rule.get_object())) {
                     stop = true;
                     return;
